@@ -1,0 +1,28 @@
+# The two entry points of README.md. Each does the whole set-up it needs on a fresh machine.
+PY := .venv/bin/python
+PYTEST := $(PY) -m pytest
+
+.PHONY: setup example test lint unit functional
+
+setup:
+	bash scripts/bootstrap.sh
+
+# The example project end to end on embedded Spark (parquet): seed, build, test.
+example: setup
+	bash integration_project/run.sh
+
+lint: setup
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+	.venv/bin/mypy dbt/adapters/vulcan
+
+unit: setup
+	$(PYTEST) tests/unit -q
+
+# One pytest process (one SparkSession) per table format.
+functional: setup
+	$(PYTEST) tests/functional -q --profile parquet
+	$(PYTEST) tests/functional -q --profile delta
+	$(PYTEST) tests/functional -q --profile iceberg
+
+test: lint unit functional

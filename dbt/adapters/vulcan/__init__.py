@@ -1,0 +1,14 @@
+from dbt.adapters.base import AdapterPlugin
+
+from dbt.adapters.vulcan.connections import VulcanConnectionManager, VulcanCredentials
+from dbt.adapters.vulcan.impl import VulcanAdapter
+from dbt.include import vulcan
+
+__all__ = ["Plugin", "VulcanAdapter", "VulcanConnectionManager", "VulcanCredentials"]
+
+Plugin = AdapterPlugin(
+    adapter=VulcanAdapter,  # type: ignore[arg-type]
+    credentials=VulcanCredentials,
+    include_path=vulcan.PACKAGE_PATH,
+    dependencies=["spark"],
+)

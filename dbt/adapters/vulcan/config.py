@@ -1,0 +1,328 @@
+"""Model config validation for the dbt-vulcan kinds.
+
+Every problem of a model's config is collected and reported at once, before any SQL runs:
+the message names the model, each offending key and what is allowed. The result is a plain,
+normalized dict the macros read (`ModelConfig.as_dict()`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from dbt.adapters.vulcan.intervals import Schedule
+from dbt.adapters.vulcan.timemacros import TIME_DATA_TYPES, to_python_format
+from dbt.adapters.vulcan.timeutil import VulcanConfigError, format_ts, parse_end, parse_time
+
+TIME_RANGE = "incremental_by_time_range"
+UNIQUE_KEY = "incremental_by_unique_key"
+PARTITION = "incremental_by_partition"
+UNMANAGED = "incremental_unmanaged"
+SCD2_BY_TIME = "scd_type_2_by_time"
+SCD2_BY_COLUMN = "scd_type_2_by_column"
+KINDS = (TIME_RANGE, UNIQUE_KEY, PARTITION, UNMANAGED, SCD2_BY_TIME, SCD2_BY_COLUMN)
+
+FILE_FORMATS = ("parquet", "delta", "iceberg")
+CHANGE_ACTIONS = ("allow", "warn", "error", "ignore")
+
+_SCHEDULING = {
+    "start",
+    "end",
+    "cron",
+    "interval_unit",
+    "week_start",
+    "allow_partials",
+    "batch_size",
+    "lookback",
+}
+_EVERY_KIND = {
+    "grains",
+    "audits",
+    "assertions",
+    "forward_only",
+    "on_destructive_change",
+    "on_additive_change",
+    "disable_restatement",
+    "partitioned_by",
+}
+_SCD2 = {
+    "unique_key",
+    "valid_from_name",
+    "valid_to_name",
+    "invalidate_hard_deletes",
+    "time_data_type",
+    "updated_at_name",
+    "batch_size",
+    "start",
+    "end",
+    "cron",
+    "interval_unit",
+    "week_start",
+}
+KIND_KEYS: dict[str, set[str]] = {
+    TIME_RANGE: _EVERY_KIND
+    | _SCHEDULING
+    | {
+        "time_column",
+        "time_data_type",
+        "partition_by_time_column",
+        "batch_concurrency",
+        "safety_overrides",
+    },
+    UNIQUE_KEY: _EVERY_KIND | _SCHEDULING | {"unique_key", "when_matched", "merge_filter"},
+    PARTITION: _EVERY_KIND,
+    UNMANAGED: _EVERY_KIND,
+    SCD2_BY_TIME: _EVERY_KIND | _SCD2 | {"updated_at_as_valid_from"},
+    SCD2_BY_COLUMN: _EVERY_KIND | _SCD2 | {"columns", "execution_time_as_valid_from"},
+}
+REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
+    TIME_RANGE: ("time_column", "start"),
+    UNIQUE_KEY: ("unique_key",),
+    PARTITION: (),
+    UNMANAGED: (),
+    SCD2_BY_TIME: ("unique_key",),
+    SCD2_BY_COLUMN: ("unique_key", "columns"),
+}
+ALL_VULCAN_KEYS = set().union(*KIND_KEYS.values())
+# dbt-vulcan keys that no kind of ours uses, but that a typo must not be mistaken for
+_DBT_KEYS = {"partition_by", "file_format", "incremental_strategy", "full_refresh"}
+
+
+def kind_owner(key: str) -> list[str]:
+    """The kinds that accept `key`."""
+    return [kind for kind in KINDS if key in KIND_KEYS[kind]]
+
+
+@dataclass
+class ModelConfig:
+    """A validated, normalized model config, handed to the macros as a dict."""
+
+    model: str
+    kind: str
+    file_format: str = "parquet"
+    time_column: str | None = None
+    time_format: str | None = None
+    time_data_type: str | None = None
+    partition_by_time_column: bool = True
+    partition_cols: list[str] = field(default_factory=list)
+    start: str | None = None
+    end: str | None = None
+    cron: str = "0 0 * * *"
+    interval_unit: str = "day"
+    week_start: int = 0
+    allow_partials: bool = False
+    lookback: int = 0
+    batch_size: int | None = None
+    forward_only: bool = False
+    on_destructive_change: str = "error"
+    on_additive_change: str = "allow"
+    disable_restatement: bool = False
+    unique_key: list[str] = field(default_factory=list)
+    when_matched: list[str] = field(default_factory=list)
+    merge_filter: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def schedule(self) -> Schedule:
+        return Schedule.build(self.cron, self.interval_unit, self.week_start, self.allow_partials)
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def check(self, key: str, fn: Any, *args: Any) -> Any:
+        """Run a validating function; record its VulcanConfigError instead of raising."""
+        try:
+            return fn(*args)
+        except VulcanConfigError as exc:
+            text = str(exc)
+            self.errors.append(text if key in text else f"{key}: {text}")
+            return None
+
+    def add(self, message: str) -> None:
+        self.errors.append(message)
+
+
+def _as_bool(value: Any, key: str, errors: _Collector, default: bool) -> bool:
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    errors.add(f"{key}: {value!r} is not a boolean (true or false)")
+    return default
+
+
+def _as_int(value: Any, key: str, errors: _Collector, minimum: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        errors.add(f"{key}: {value!r} is not an integer >= {minimum}")
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        errors.add(f"{key}: {value!r} is not an integer >= {minimum}")
+        return None
+    if number < minimum:
+        errors.add(f"{key}: {number} is not an integer >= {minimum}")
+        return None
+    return number
+
+
+def _as_list(value: Any, key: str, errors: _Collector) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return [v for v in value if v.strip()]
+    errors.add(f"{key}: {value!r} is not a column name or a list of column names")
+    return []
+
+
+def _choice(
+    value: Any, key: str, allowed: tuple[str, ...], default: str, errors: _Collector
+) -> str:
+    if value is None:
+        return default
+    if isinstance(value, str) and value.lower() in allowed:
+        return value.lower()
+    errors.add(f"{key}: {value!r} is not one of: {', '.join(allowed)}")
+    return default
+
+
+def _time_column(value: Any, errors: _Collector) -> tuple[str | None, str | None]:
+    """`time_column` is a name, [name, format] or {column: name, format: fmt}."""
+    if isinstance(value, str) and value.strip():
+        return value.strip(), None
+    if (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(v, str) for v in value)
+    ):
+        return value[0], value[1]
+    if isinstance(value, Mapping) and isinstance(value.get("column"), str):
+        fmt = value.get("format")
+        return value["column"], fmt if isinstance(fmt, str) else None
+    errors.add(
+        f"time_column: {value!r} is not a column name, [column, format] or "
+        "{column: ..., format: ...}"
+    )
+    return None, None
+
+
+def _unknown_keys(kind: str, config: Mapping[str, Any], errors: _Collector) -> None:
+    allowed = KIND_KEYS[kind]
+    for key in sorted(config):
+        if key in allowed:
+            continue
+        owners = kind_owner(key)
+        if owners:
+            errors.add(
+                f"{key}: not an option of {kind} (it belongs to {', '.join(owners)}); "
+                f"allowed here: {', '.join(sorted(allowed))}"
+            )
+            continue
+        close = difflib.get_close_matches(key, sorted(allowed | _DBT_KEYS), n=1, cutoff=0.85)
+        if close and close[0] != key:
+            errors.add(f"{key}: unknown config key; did you mean `{close[0]}`?")
+
+
+def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
+    """Validate a model's config for `kind`; raise one VulcanConfigError listing every problem."""
+    errors = _Collector()
+    cfg = ModelConfig(model=model, kind=kind)
+    _unknown_keys(kind, config, errors)
+    for key in REQUIRED_KEYS[kind]:
+        if config.get(key) in (None, "", []):
+            errors.add(f"{key}: required for {kind}")
+
+    cfg.file_format = _choice(
+        config.get("file_format"), "file_format", FILE_FORMATS, "parquet", errors
+    )
+    cfg.forward_only = _as_bool(config.get("forward_only"), "forward_only", errors, False)
+    cfg.disable_restatement = _as_bool(
+        config.get("disable_restatement"), "disable_restatement", errors, False
+    )
+    cfg.on_destructive_change = _choice(
+        config.get("on_destructive_change"),
+        "on_destructive_change",
+        CHANGE_ACTIONS,
+        "error",
+        errors,
+    )
+    cfg.on_additive_change = _choice(
+        config.get("on_additive_change"), "on_additive_change", CHANGE_ACTIONS, "allow", errors
+    )
+    partition_by = config.get("partitioned_by")
+    if partition_by is None:
+        partition_by = config.get("partition_by")
+    extra_partitions = _as_list(partition_by, "partition_by", errors)
+
+    if kind in (TIME_RANGE, UNIQUE_KEY, SCD2_BY_TIME, SCD2_BY_COLUMN):
+        _scheduling(cfg, config, errors)
+    if kind == TIME_RANGE:
+        _time_range(cfg, config, errors)
+        leading = [cfg.time_column] if cfg.time_column and cfg.partition_by_time_column else []
+        cfg.partition_cols = leading + [c for c in extra_partitions if c != cfg.time_column]
+    else:
+        cfg.partition_cols = extra_partitions
+
+    if errors.errors:
+        raise VulcanConfigError(_message(model, kind, errors.errors))
+    return cfg
+
+
+def _scheduling(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:
+    start = config.get("start")
+    if start is not None:
+        parsed = errors.check("start", parse_time, start, "start")
+        cfg.start = format_ts(parsed) if parsed else None
+    end = config.get("end")
+    if end is not None:
+        parsed_end = errors.check("end", parse_end, end, "end")
+        cfg.end = format_ts(parsed_end) if parsed_end else None
+        if cfg.start and cfg.end and parse_time(cfg.start, "start") >= parse_time(cfg.end, "end"):
+            errors.add(f"start: {start!r} is not before end {end!r}")
+    cfg.allow_partials = _as_bool(config.get("allow_partials"), "allow_partials", errors, False)
+    cfg.lookback = _as_int(config.get("lookback"), "lookback", errors, 0) or 0
+    cfg.batch_size = _as_int(config.get("batch_size"), "batch_size", errors, 1)
+    schedule = errors.check(
+        "cron",
+        Schedule.build,
+        config.get("cron"),
+        config.get("interval_unit"),
+        config.get("week_start"),
+        cfg.allow_partials,
+    )
+    if schedule is not None:
+        cfg.cron = schedule.cron
+        cfg.interval_unit = schedule.unit.value
+        cfg.week_start = schedule.week_start
+
+
+def _time_range(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:
+    if config.get("time_column") is not None:
+        cfg.time_column, cfg.time_format = _time_column(config["time_column"], errors)
+    if cfg.time_format is not None:
+        errors.check("time_column", to_python_format, cfg.time_format)
+    time_type = config.get("time_data_type")
+    if time_type is not None:
+        cfg.time_data_type = _choice(time_type, "time_data_type", TIME_DATA_TYPES, "date", errors)
+    elif cfg.time_format is not None:
+        cfg.time_data_type = "string"
+    cfg.partition_by_time_column = _as_bool(
+        config.get("partition_by_time_column"), "partition_by_time_column", errors, True
+    )
+
+
+def _message(model: str, kind: str, problems: list[str]) -> str:
+    lines = "\n".join(f"  - {p}" for p in problems)
+    return f"Invalid config for model '{model}' ({kind}), {len(problems)} problem(s):\n{lines}"

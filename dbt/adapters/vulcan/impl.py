@@ -1,0 +1,265 @@
+"""The `vulcan` adapter: dbt-spark plus the SQLMesh/Vulcan model kinds.
+
+The adapter itself stays thin. The logic lives in small modules (config, intervals, state,
+time macros, planner) and reaches the macros through the `@available` methods below.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from dbt.adapters.base import available
+from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
+from dbt_common.exceptions import CompilationError, DbtRuntimeError
+
+from dbt.adapters.vulcan import config as model_config
+from dbt.adapters.vulcan import planner
+from dbt.adapters.vulcan.connections import VulcanConnectionManager
+from dbt.adapters.vulcan.state import StateRow
+from dbt.adapters.vulcan.state_cache import StateCache, now_utc, row_from_record, values_sql
+from dbt.adapters.vulcan.timeutil import VulcanConfigError, parse_time
+
+TABLE_NOT_FOUND = ("TABLE_OR_VIEW_NOT_FOUND", "Table or view not found", "SCHEMA_NOT_FOUND")
+
+
+@dataclass
+class VulcanConfig(SparkConfig):
+    """Every model config key dbt-vulcan reads, with its type (see README for meanings)."""
+
+    # incremental_by_time_range
+    time_column: str | list[str] | dict[str, str] | None = None
+    time_data_type: str | None = None
+    lookback: int | None = None
+    batch_size: int | None = None
+    batch_concurrency: int | None = None
+    start: str | None = None
+    end: str | None = None
+    cron: str | None = None
+    interval_unit: str | None = None
+    week_start: str | int | None = None
+    allow_partials: bool | None = None
+    forward_only: bool | None = None
+    on_destructive_change: str | None = None
+    on_additive_change: str | None = None
+    partition_by_time_column: bool | None = None
+    partitioned_by: list[str] | str | None = None
+    disable_restatement: bool | None = None
+    # incremental_by_unique_key
+    unique_key: list[str] | str | None = None
+    when_matched: str | list[str] | None = None
+    merge_filter: str | None = None
+    # SCD type 2
+    valid_from_name: str | None = None
+    valid_to_name: str | None = None
+    updated_at_name: str | None = None
+    updated_at_as_valid_from: bool | None = None
+    invalidate_hard_deletes: bool | None = None
+    columns: list[str] | str | None = None
+    execution_time_as_valid_from: bool | None = None
+    # every kind
+    grains: list[str] | str | None = None
+    audits: list[Any] | None = None
+    assertions: list[Any] | None = None
+    safety_overrides: list[str] | None = None
+
+
+@contextmanager
+def _quiet_spark_errors() -> Iterator[None]:
+    """pyspark logs every failed statement at ERROR; probing for the state table is expected
+    to fail once, on first use, and must not look like a failure."""
+    spark_logger = logging.getLogger("SQLQueryContextLogger")
+    level = spark_logger.level
+    spark_logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        spark_logger.setLevel(level)
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def _config_dict(model: Any) -> dict[str, Any]:
+    config = _get(model, "config", {}) or {}
+    if not isinstance(config, Mapping):
+        config = config.to_dict() if hasattr(config, "to_dict") else dict(config)
+    return dict(config)
+
+
+class VulcanAdapter(SparkAdapter):
+    ConnectionManager: TypeAlias = VulcanConnectionManager  # type: ignore[assignment]
+    AdapterSpecificConfigs: TypeAlias = VulcanConfig  # type: ignore[assignment]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._vulcan_state = StateCache()
+        self._vulcan_now = now_utc()
+
+    @classmethod
+    def type(cls) -> str:
+        return "vulcan"
+
+    # --- config ---------------------------------------------------------------------------
+
+    def _validated(self, model: Any, kind: str) -> model_config.ModelConfig:
+        name = str(_get(model, "name", "?"))
+        try:
+            return model_config.validate(name, kind, _config_dict(model))
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+
+    @available
+    def vulcan_model_config(self, model: Any, kind: str) -> dict[str, Any]:
+        """Validate a model's config for its kind; every problem is reported at once."""
+        return self._validated(model, kind).as_dict()
+
+    # --- state ----------------------------------------------------------------------------
+
+    @available
+    def vulcan_load_state(self, read_sql: str, create_sqls: list[str]) -> None:
+        """Read the state log once per invocation (creating the table on first use)."""
+        if self._vulcan_state.loaded:
+            return
+        try:
+            with _quiet_spark_errors():
+                _, table = self.execute(read_sql, fetch=True)
+        except DbtRuntimeError as exc:
+            if not any(marker in str(exc) for marker in TABLE_NOT_FOUND):
+                raise
+            for sql in create_sqls:
+                self.execute(sql)
+            self._vulcan_state.load([])
+            return
+        self._vulcan_state.load(row_from_record(tuple(r)) for r in table.rows)
+
+    @available
+    def vulcan_state_rows(
+        self,
+        relation: Any,
+        model: Any,
+        intervals: list[list[str]],
+        row_type: str,
+        fingerprint: str,
+        details: str = "",
+    ) -> dict[str, Any]:
+        """State rows to append (built and escaped here), as {values_sql, rows}."""
+        from dbt_common.invocation import get_invocation_id
+
+        recorded = now_utc()
+        rows = [
+            StateRow(
+                relation=self.vulcan_relation_key(relation),
+                start=parse_time(start, "interval_start"),
+                end=parse_time(end, "interval_end"),
+                kind=row_type,
+                fingerprint=fingerprint,
+                invocation_id=get_invocation_id(),
+                recorded_at=recorded,
+                seq=self._vulcan_state.next_seq(),
+                model_id=str(_get(model, "unique_id", "")),
+                details=details,
+            )
+            for start, end in intervals
+        ]
+        return {"values_sql": values_sql(rows), "rows": rows}
+
+    @available
+    def vulcan_state_recorded(self, rows: Mapping[str, Any]) -> None:
+        """Add rows whose INSERT committed to the invocation's cache."""
+        self._vulcan_state.add(rows["rows"])
+
+    @available
+    def vulcan_relation_key(self, relation: Any) -> str:
+        return f"{_get(relation, 'schema')}.{_get(relation, 'identifier')}".lower()
+
+    # --- planning -------------------------------------------------------------------------
+
+    @available
+    def vulcan_plan(
+        self, model: Any, kind: str, relation: Any, rebuild: bool, run_vars: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The batches this run executes, from config, the state log and the run's vars."""
+        cfg = self._validated(model, kind)
+        try:
+            parsed_vars = planner.RunVars.parse(run_vars, self._vulcan_now)
+            state = self._vulcan_state.relation(self.vulcan_relation_key(relation))
+            plan = planner.plan_model(
+                cfg, str(_get(model, "raw_code", "")), state, parsed_vars, rebuild
+            )
+        except VulcanConfigError as exc:
+            raise CompilationError(f"Model '{cfg.model}': {exc}") from None
+        return plan.as_dict()
+
+    @available
+    def vulcan_time_type(self, model: Any, kind: str, columns: list[Any]) -> str:
+        """The time column's data type, from the query's or the table's columns."""
+        cfg = self._validated(model, kind)
+        by_name = {str(_get(c, "name")): str(_get(c, "dtype")) for c in columns}
+        try:
+            return planner.time_type_from_columns(cfg, by_name)
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+
+    @available
+    def vulcan_batch_sql(
+        self,
+        model: Any,
+        kind: str,
+        compiled_sql: str,
+        batch: Mapping[str, Any],
+        time_type: str,
+        execution_time: str,
+        projection: list[str] | None = None,
+    ) -> dict[str, str]:
+        """A batch's SQL: time tokens substituted, wrapped in the automatic output filter."""
+        cfg = self._validated(model, kind)
+        return planner.batch_sql(compiled_sql, cfg, batch, time_type, execution_time, projection)
+
+    @available
+    def vulcan_schema_change(
+        self, model: Any, kind: str, table_columns: list[Any], query_columns: list[Any]
+    ) -> dict[str, Any]:
+        """Schema differences between the table and the query, and what to do about them."""
+        cfg = self._validated(model, kind)
+
+        def pairs(columns: list[Any]) -> list[tuple[str, str]]:
+            return [(str(_get(c, "name")), str(_get(c, "dtype"))) for c in columns]
+
+        return planner.schema_change(cfg, pairs(table_columns), pairs(query_columns)).as_dict()
+
+    @available
+    def vulcan_schema_sql(
+        self, model: Any, kind: str, compiled_sql: str, execution_time: str
+    ) -> str:
+        cfg = self._validated(model, kind)
+        return planner.schema_sql(compiled_sql, cfg, execution_time)
+
+    @available
+    def vulcan_partitions_in_range(
+        self, model: Any, kind: str, partitions: list[str], time_type: str, start: str, end: str
+    ) -> list[str]:
+        """`partition (...)` specs of existing partitions whose time value is in [start, end)."""
+        cfg = self._validated(model, kind)
+        found = planner.partitions_in_range(partitions, cfg, time_type, start, end)
+        return [planner.partition_spec_sql(values) for values in found]
+
+    @available
+    def vulcan_strategy_macro(self, context: Mapping[str, Any], kind: str, file_format: str) -> Any:
+        """The write-strategy macro `vulcan_<kind>_<file_format>` (users may add their own)."""
+        name = f"vulcan_{kind}_{file_format}"
+        if name not in context:
+            options = sorted(
+                k[len(f"vulcan_{kind}_") :] for k in context if k.startswith(f"vulcan_{kind}_")
+            )
+            raise DbtRuntimeError(
+                f"No {kind} write strategy for file_format '{file_format}' (macro {name}); "
+                f"available: {', '.join(options)}"
+            )
+        return context[name]

@@ -1,0 +1,144 @@
+"""The interval log as the adapter holds it during one dbt invocation.
+
+The log is read once per invocation (one Spark statement), then every model run of the
+invocation plans from memory, and each append the invocation makes is added here after its
+INSERT committed. Threads share one cache, so access is locked.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from dbt.adapters.vulcan.intervals import Interval, merge_ranges
+from dbt.adapters.vulcan.state import PROCESSED, StateRow, replay
+from dbt.adapters.vulcan.timeutil import format_ts, parse_time
+
+
+def sql_string(value: str) -> str:
+    """A Spark SQL string literal (Spark treats backslash as an escape character)."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def row_from_record(record: Sequence[Any]) -> StateRow:
+    """A StateRow from one row of `select relation, model_id, ... from <state table>`."""
+    relation, model_id, start, end, row_type, fingerprint, invocation, recorded, seq, details = (
+        record
+    )
+    return StateRow(
+        relation=str(relation),
+        start=parse_time(start, "interval_start"),
+        end=parse_time(end, "interval_end"),
+        kind=str(row_type),
+        fingerprint=str(fingerprint or ""),
+        invocation_id=str(invocation or ""),
+        recorded_at=parse_time(recorded, "recorded_at"),
+        seq=int(seq or 0),
+        model_id=str(model_id or ""),
+        details=str(details or ""),
+    )
+
+
+def values_sql(rows: Iterable[StateRow]) -> str:
+    """The VALUES list of an INSERT into the state table, every value escaped here."""
+    tuples = []
+    for row in rows:
+        fields = [
+            sql_string(row.relation),
+            sql_string(row.model_id),
+            sql_string(format_ts(row.start)),
+            sql_string(format_ts(row.end)),
+            sql_string(row.kind),
+            sql_string(row.fingerprint),
+            sql_string(row.invocation_id),
+            sql_string(row.recorded_at.isoformat(sep=" ")),
+            str(int(row.seq)),
+            sql_string(row.details),
+        ]
+        tuples.append("(" + ", ".join(fields) + ")")
+    return ",\n".join(tuples)
+
+
+@dataclass(frozen=True)
+class RelationState:
+    """What the log says about one relation."""
+
+    rows: tuple[StateRow, ...]
+
+    @property
+    def processed(self) -> list[Interval]:
+        return replay(self.rows)
+
+    @property
+    def touched(self) -> list[Interval]:
+        """Every range ever recorded as processed (it may still hold rows, even if removed)."""
+        return merge_ranges(r.interval for r in self.rows if r.kind == PROCESSED)
+
+    @property
+    def latest(self) -> StateRow | None:
+        processed = [r for r in self.rows if r.kind == PROCESSED]
+        return max(processed, key=lambda r: (r.recorded_at, r.seq)) if processed else None
+
+    @property
+    def details(self) -> dict[str, Any]:
+        latest = self.latest
+        if latest is None or not latest.details:
+            return {}
+        try:
+            loaded = json.loads(latest.details)
+        except ValueError:
+            return {}
+        return loaded if isinstance(loaded, dict) else {}
+
+
+class StateCache:
+    """Thread-safe, invocation-wide copy of the state log."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._rows: dict[str, list[StateRow]] | None = None
+        self._seq = 0
+
+    @property
+    def loaded(self) -> bool:
+        with self._lock:
+            return self._rows is not None
+
+    def load(self, rows: Iterable[StateRow]) -> None:
+        grouped: dict[str, list[StateRow]] = {}
+        for row in rows:
+            grouped.setdefault(row.relation, []).append(row)
+        with self._lock:
+            self._rows = grouped
+
+    def relation(self, relation: str) -> RelationState:
+        with self._lock:
+            rows = (self._rows or {}).get(relation, [])
+            return RelationState(tuple(rows))
+
+    def all_relations(self) -> dict[str, RelationState]:
+        with self._lock:
+            return {k: RelationState(tuple(v)) for k, v in (self._rows or {}).items()}
+
+    def next_seq(self) -> int:
+        with self._lock:
+            self._seq += 1
+            return self._seq
+
+    def add(self, rows: Iterable[StateRow]) -> None:
+        with self._lock:
+            if self._rows is None:
+                self._rows = {}
+            for row in rows:
+                self._rows.setdefault(row.relation, []).append(row)
+
+
+def now_utc() -> datetime:
+    """Naive UTC now."""
+    from datetime import timezone
+
+    return datetime.now(timezone.utc).replace(tzinfo=None)

@@ -1,0 +1,9 @@
+{#- incremental_by_time_range on Delta: one atomic `INSERT INTO ... REPLACE WHERE <range>`.
+    Rows of the range that the batch no longer produces are removed in the same commit. -#}
+
+{% macro vulcan_time_range_delta(args) %}
+  {% call statement('main') -%}
+    insert into {{ args.relation }} replace where {{ args.filter }}
+    {{ args.sql }}
+  {%- endcall %}
+{% endmacro %}

@@ -1,0 +1,15 @@
+{#- dbt's is_incremental() is true only for materialized='incremental'. dbt-vulcan's incremental
+    kinds count too: true when the target table exists and the run is not a full refresh. -#}
+{% macro is_incremental() %}
+  {% if not execute %}
+    {{ return(False) }}
+  {% endif %}
+  {% set relation = adapter.get_relation(this.database, this.schema, this.table) %}
+  {% set kinds = ['incremental', 'incremental_by_time_range', 'incremental_by_unique_key',
+                  'incremental_by_partition', 'incremental_unmanaged',
+                  'scd_type_2_by_time', 'scd_type_2_by_column'] %}
+  {{ return(relation is not none
+            and relation.type == 'table'
+            and model.config.materialized in kinds
+            and not should_full_refresh()) }}
+{% endmacro %}

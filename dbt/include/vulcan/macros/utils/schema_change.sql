@@ -1,0 +1,46 @@
+{#- on_additive_change / on_destructive_change (error | warn | allow | ignore), checked when the
+    model's definition changed since its intervals were recorded. Returns the column list the
+    batches must project to (when changes are ignored), else none. Nothing is touched on error. -#}
+
+{% macro vulcan_apply_schema_change(relation, query_columns, cfg) %}
+  {{ return(adapter.dispatch('vulcan_apply_schema_change', 'dbt')(relation, query_columns, cfg)) }}
+{% endmacro %}
+
+{% macro default__vulcan_apply_schema_change(relation, query_columns, cfg) %}
+  {%- set table_columns = adapter.get_columns_in_relation(relation) -%}
+  {%- set change = adapter.vulcan_schema_change(model, cfg.kind, table_columns, query_columns) -%}
+  {%- if not change.changed -%}{{ return(none) }}{%- endif -%}
+  {%- if change.errors -%}
+    {{ exceptions.raise_compiler_error(change.errors | join('\n')) }}
+  {%- endif -%}
+  {%- for warning in change.warnings -%}
+    {{ log('Warning: ' ~ warning, info=True) }}
+  {%- endfor -%}
+  {%- if change.rewrite -%}
+    {% do _vulcan_rewrite_to_schema(relation, change.rewrite_select, cfg) %}
+  {%- elif change.add_columns -%}
+    {% call statement('vulcan_add_columns') -%}
+      alter table {{ relation }} add columns ({{ change.add_columns | join(', ') }})
+    {%- endcall %}
+  {%- endif -%}
+  {{ return(change.projection) }}
+{% endmacro %}
+
+{% macro _vulcan_rewrite_to_schema(relation, select_list, cfg) %}
+  {%- if cfg.file_format in ('delta', 'iceberg') -%}
+    {%- set stage = relation.incorporate(path={'identifier': relation.identifier ~ '__vulcan_stage'}) -%}
+    {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
+    {% call statement('vulcan_stage') %}create table {{ stage }} using {{ cfg.file_format }} as select {{ select_list }} from {{ relation }}{% endcall %}
+    {% do vulcan_create_empty_table(relation, 'select * from ' ~ stage, cfg, replace=true) %}
+    {% call statement('vulcan_rewrite') %}insert into {{ relation }} select * from {{ stage }}{% endcall %}
+    {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
+  {%- else -%}
+    {%- set stage = relation.incorporate(path={'identifier': relation.identifier ~ '__vulcan_stage'}) -%}
+    {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
+    {% call statement('vulcan_stage') %}create table {{ stage }} using parquet as select {{ select_list }} from {{ relation }}{% endcall %}
+    {% do adapter.drop_relation(relation) %}
+    {% do vulcan_create_empty_table(relation, 'select * from ' ~ stage, cfg) %}
+    {% call statement('vulcan_rewrite') %}insert overwrite table {{ relation }} by name select * from {{ stage }}{% endcall %}
+    {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
+  {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,234 @@
+"""incremental_by_time_range on a real SparkSession (parquet, delta or iceberg by --profile)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date
+from typing import Any
+
+import pytest
+from dbt.tests.util import run_dbt_and_capture
+
+from tests.functional.util import (
+    days,
+    orders_csv,
+    processed_rows,
+    rows,
+    run,
+    state_rows,
+    table_rows,
+)
+
+BODY = """
+select order_date, count(order_id) as total_orders, sum(total_amount) as total_revenue
+from {{ ref('raw_orders') }}
+where order_date between @start_ds and @end_ds
+group by order_date
+"""
+
+
+def model(body: str = BODY, **config: Any) -> str:
+    base = {"materialized": "incremental_by_time_range", "time_column": "order_date"}
+    base.setdefault("start", "2025-01-01")
+    base.update(config)
+    args = ", ".join(f"{k}={v!r}" for k, v in base.items())
+    return "{{ config(" + args + ") }}\n" + body
+
+
+def expected_daily(first: str, count: int) -> list[tuple[date, int, float]]:
+    """(order_date, total_orders, total_revenue) of orders_csv() for `count` days."""
+    out = []
+    for i, day in enumerate(days(first, count)):
+        offset = (day - date(2025, 1, 1)).days
+        ids = [offset * 3 + k for k in (1, 2, 3)]
+        out.append((day, 3, sum(i * 10 + 0.5 for i in ids)))
+        del i
+    return out
+
+
+EXEC = "vulcan_execution_time"
+DAILY = "order_date, total_orders, total_revenue"
+
+
+class TestTimeRange:
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_orders.csv": orders_csv()}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        leaky = "select order_id, order_date from {{ ref('raw_orders') }}"
+        failing = BODY.replace(
+            "group by",
+            "and (case when order_date = date'2025-01-08' and '{{ var(\"fail\", \"no\") }}' = "
+            "'yes' then cast(raise_error('injected failure') as boolean) else true end)\n"
+            "group by",
+        )
+        ts_body = BODY.replace("select order_date,", "select cast(order_date as timestamp) as ts,")
+        ts_body = ts_body.replace("group by order_date", "group by 1").replace(
+            "where order_date between @start_ds and @end_ds",
+            "where cast(order_date as timestamp) between @start_dt and @end_dt",
+        )
+        str_body = BODY.replace(
+            "select order_date,", "select date_format(order_date, 'yyyyMMdd') as ds,"
+        ).replace("group by order_date", "group by 1")
+        weekly = (
+            "select cast(date_trunc('WEEK', order_date) as date) as week_start,\n"
+            "  count(order_id) as total_orders\n"
+            "from {{ ref('raw_orders') }}\n"
+            "where order_date between @start_ds and @end_ds\ngroup by 1"
+        )
+        return {
+            "daily_sales.sql": model(),
+            "daily_batched.sql": model(batch_size=7),
+            "daily_lookback.sql": model(lookback=2),
+            "leaky.sql": model(leaky),
+            "failing.sql": model(failing, batch_size=3),
+            "daily_ts.sql": model(ts_body, time_column="ts"),
+            "daily_str.sql": model(str_body, time_column=["ds", "%Y%m%d"]),
+            "weekly_sales.sql": model(weekly, time_column="week_start", cron="0 0 * * 1"),
+            "daily_fwd.sql": model(forward_only=True),
+        }
+
+    def test_backfill_then_new_days(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "daily_sales", vars={EXEC: "2025-01-11 02:00:00"})
+        assert table_rows(project, "daily_sales", DAILY) == expected_daily("2025-01-01", 10)
+        # no batch_size: the whole backfill is one batch, one write, one state row
+        assert processed_rows(project, "daily_sales") == [
+            ("2025-01-01 00:00:00", "2025-01-11 00:00:00")
+        ]
+        run("run", "-s", "daily_sales", vars={EXEC: "2025-01-14 00:00:00"})
+        assert table_rows(project, "daily_sales", DAILY) == expected_daily("2025-01-01", 13)
+        # only the three new days were processed
+        assert processed_rows(project, "daily_sales")[1:] == [
+            ("2025-01-11 00:00:00", "2025-01-14 00:00:00")
+        ]
+        # nothing due: nothing runs, nothing recorded
+        run("run", "-s", "daily_sales", vars={EXEC: "2025-01-14 05:00:00"})
+        assert len(processed_rows(project, "daily_sales")) == 2
+
+    def test_batch_size_splits(self, project: Any) -> None:
+        run("seed")
+        _, log = run_dbt_and_capture(
+            ["run", "-s", "daily_batched", "--vars", '{"vulcan_execution_time": "2025-01-17"}']
+        )
+        assert processed_rows(project, "daily_batched") == [
+            ("2025-01-01 00:00:00", "2025-01-08 00:00:00"),
+            ("2025-01-08 00:00:00", "2025-01-15 00:00:00"),
+            ("2025-01-15 00:00:00", "2025-01-17 00:00:00"),
+        ]
+        assert "[1/3]" in log and "[insert 2025-01-08 - 2025-01-14]" in log
+        assert "16 intervals in 3 batches" in log
+        assert table_rows(project, "daily_batched", DAILY) == expected_daily("2025-01-01", 16)
+
+    def test_output_filter_drops_leaked_rows(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "leaky", vars={EXEC: "2025-01-06 00:00:00"})
+        dates = sorted({r[1] for r in table_rows(project, "leaky", "order_id, order_date")})
+        assert dates == days("2025-01-01", 5)
+        assert len(table_rows(project, "leaky", "order_id, order_date")) == 15
+
+    def test_lookback_picks_up_late_rows(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "daily_lookback", vars={EXEC: "2025-01-10 00:00:00"})
+        schema = project.test_schema
+        project.run_sql(
+            f"insert into {schema}.raw_orders values (1000, date'2025-01-08', 1, 1.0), "
+            f"(1001, date'2025-01-05', 1, 1.0)"
+        )
+        run("run", "-s", "daily_lookback", vars={EXEC: "2025-01-11 00:00:00"})
+        got = {r[0]: r[1] for r in table_rows(project, "daily_lookback", DAILY)}
+        assert got[date(2025, 1, 8)] == 4  # late row inside lookback: picked up
+        assert got[date(2025, 1, 5)] == 3  # outside lookback: untouched
+        # the run re-processed the 2 days before the missing one, in one batch
+        assert processed_rows(project, "daily_lookback")[-1] == (
+            "2025-01-08 00:00:00",
+            "2025-01-11 00:00:00",
+        )
+
+    def test_explicit_range_is_idempotent_and_clears_empty_days(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "daily_sales", "--full-refresh", vars={EXEC: "2025-01-11"})
+        before = table_rows(project, "daily_sales", DAILY)
+        window = {EXEC: "2025-01-11", "vulcan_start": "2025-01-03", "vulcan_end": "2025-01-05"}
+        run("run", "-s", "daily_sales", vars=window)
+        assert table_rows(project, "daily_sales", DAILY) == before
+        assert processed_rows(project, "daily_sales")[-1] == (
+            "2025-01-03 00:00:00",
+            "2025-01-06 00:00:00",
+        )
+        # the source loses a day: recomputing the range leaves that day empty, no stale rows
+        schema = project.test_schema
+        project.run_sql(
+            f"create table {schema}.keep as select * from {schema}.raw_orders "
+            "where order_date <> date'2025-01-04'"
+        )
+        project.run_sql(f"insert overwrite table {schema}.raw_orders select * from {schema}.keep")
+        run("run", "-s", "daily_sales", vars=window)
+        after = table_rows(project, "daily_sales", DAILY)
+        assert [r for r in before if r[0] != date(2025, 1, 4)] == after
+        assert rows(project, f"select count(*) from {project.test_schema}.daily_sales") == [(9,)]
+
+    def test_failure_in_batch_keeps_earlier_batches_and_rerun_finishes(self, project: Any) -> None:
+        run("seed")
+        # batches of 3 days: [1-3], [4-6], [7-9] fails (Jan 8), [10]
+        result = run(
+            "run", "-s", "failing", vars={EXEC: "2025-01-11", "fail": "yes"}, expect_pass=False
+        )
+        assert "injected failure" in str(result.results[0].message)
+        assert processed_rows(project, "failing") == [
+            ("2025-01-01 00:00:00", "2025-01-04 00:00:00"),
+            ("2025-01-04 00:00:00", "2025-01-07 00:00:00"),
+        ]
+        assert table_rows(project, "failing", DAILY) == expected_daily("2025-01-01", 6)
+        run("run", "-s", "failing", vars={EXEC: "2025-01-11"})
+        assert processed_rows(project, "failing")[2:] == [
+            ("2025-01-07 00:00:00", "2025-01-10 00:00:00"),
+            ("2025-01-10 00:00:00", "2025-01-11 00:00:00"),
+        ]
+        assert table_rows(project, "failing", DAILY) == expected_daily("2025-01-01", 10)
+
+    def test_timestamp_and_string_time_columns(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "daily_ts", "daily_str", vars={EXEC: "2025-01-04"})
+        ts = table_rows(project, "daily_ts", "ts, total_orders")
+        assert [r[0].date() for r in ts] == days("2025-01-01", 3)
+        assert [r[1] for r in ts] == [3, 3, 3]
+        assert [r[0] for r in table_rows(project, "daily_str", "ds, total_orders")] == [
+            "20250101",
+            "20250102",
+            "20250103",
+        ]
+        run("run", "-s", "daily_str", vars={EXEC: "2025-01-05"})
+        assert len(table_rows(project, "daily_str", "ds, total_orders")) == 4
+
+    def test_weekly_runs_only_complete_weeks(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "weekly_sales", vars={EXEC: "2025-01-15 10:00:00"})
+        # Monday weeks: [Dec 30, Jan 6) holds Jan 1-5 (start floored), [Jan 6, Jan 13) is full;
+        # the week of Jan 13 is not complete yet
+        assert table_rows(project, "weekly_sales", "week_start, total_orders") == [
+            (date(2024, 12, 30), 15),
+            (date(2025, 1, 6), 21),
+        ]
+        assert processed_rows(project, "weekly_sales") == [
+            ("2024-12-30 00:00:00", "2025-01-13 00:00:00")
+        ]
+
+    def test_full_refresh_resets_and_forward_only_refuses(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "daily_fwd", "daily_sales", vars={EXEC: "2025-01-04"})
+        result = run(
+            "run", "-s", "daily_fwd", "--full-refresh", vars={EXEC: "2025-01-05"}, expect_pass=False
+        )
+        assert "forward_only" in str(result.results[0].message)
+        assert len(table_rows(project, "daily_fwd", DAILY)) == 3
+        run("run", "-s", "daily_sales", "--full-refresh", vars={EXEC: "2025-01-03"})
+        assert table_rows(project, "daily_sales", DAILY) == expected_daily("2025-01-01", 2)
+        kinds = Counter(t for _, _, t in state_rows(project, "daily_sales"))
+        assert kinds["removed"] >= 1
+        assert processed_rows(project, "daily_sales")[-1] == (
+            "2025-01-01 00:00:00",
+            "2025-01-03 00:00:00",
+        )

@@ -1,0 +1,63 @@
+"""Helpers shared by the functional tests: read tables and the interval state log."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+from typing import Any
+
+from dbt.tests.util import run_dbt
+
+STATE = "vulcan_state.vulcan_intervals"
+
+
+def rows(project: Any, sql: str) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in project.run_sql(sql, fetch="all")]
+
+
+def table_rows(
+    project: Any, name: str, columns: str = "*", order_by: str = "1"
+) -> list[tuple[Any, ...]]:
+    """A table's rows; name the columns where the order matters (partitioned parquet tables
+    put their partition columns last)."""
+    return rows(project, f"select {columns} from {project.test_schema}.{name} order by {order_by}")
+
+
+def state_rows(project: Any, name: str) -> list[tuple[str, str, str]]:
+    """(interval_start, interval_end, row_type) of a model, in recording order."""
+    relation = f"{project.test_schema}.{name}".lower()
+    return [
+        (str(r[0]), str(r[1]), str(r[2]))
+        for r in rows(
+            project,
+            f"select interval_start, interval_end, row_type from {STATE} "
+            f"where relation = '{relation}' order by recorded_at, seq",
+        )
+    ]
+
+
+def processed_rows(project: Any, name: str) -> list[tuple[str, str]]:
+    return [(s, e) for s, e, t in state_rows(project, name) if t == "processed"]
+
+
+def run(*args: str, vars: dict[str, Any] | None = None, expect_pass: bool = True) -> Any:
+    cmd = list(args)
+    if vars:
+        cmd += ["--vars", json.dumps(vars)]
+    return run_dbt(cmd, expect_pass=expect_pass)
+
+
+def days(start: str, count: int) -> list[date]:
+    first = date.fromisoformat(start)
+    return [first + timedelta(days=i) for i in range(count)]
+
+
+def orders_csv(start: str = "2025-01-01", count: int = 20, per_day: int = 3) -> str:
+    """Deterministic orders: `per_day` orders a day, amounts derived from the id."""
+    lines = ["order_id,order_date,customer_id,total_amount"]
+    order_id = 0
+    for day in days(start, count):
+        for _ in range(per_day):
+            order_id += 1
+            lines.append(f"{order_id},{day},{order_id % 7 + 1},{order_id * 10 + 0.5}")
+    return "\n".join(lines) + "\n"
