@@ -122,6 +122,18 @@ class ModelConfig:
     unique_key: list[str] = field(default_factory=list)
     when_matched: list[str] = field(default_factory=list)
     merge_filter: str | None = None
+    # SCD type 2
+    valid_from_name: str = "valid_from"
+    valid_to_name: str = "valid_to"
+    updated_at_name: str | None = None
+    updated_at_as_valid_from: bool = False
+    invalidate_hard_deletes: bool = False
+    columns: list[str] | None = None  # None means '*': every non-key column
+    execution_time_as_valid_from: bool = False
+    # every kind
+    grains: list[str] = field(default_factory=list)
+    audits: list[Any] = field(default_factory=list)
+    safety_overrides: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -221,7 +233,7 @@ def _time_column(value: Any, errors: _Collector) -> tuple[str | None, str | None
 def _unknown_keys(kind: str, config: Mapping[str, Any], errors: _Collector) -> None:
     allowed = KIND_KEYS[kind]
     for key in sorted(config):
-        if key in allowed:
+        if key in allowed or config[key] is None:  # dbt lists unset keys as None
             continue
         owners = kind_owner(key)
         if owners:
@@ -275,9 +287,87 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
     else:
         cfg.partition_cols = extra_partitions
 
+    if kind in (UNIQUE_KEY, SCD2_BY_TIME, SCD2_BY_COLUMN):
+        cfg.unique_key = _as_list(config.get("unique_key"), "unique_key", errors)
+    if kind == UNIQUE_KEY:
+        _unique_key(cfg, config, errors)
+    if kind in (SCD2_BY_TIME, SCD2_BY_COLUMN):
+        _scd2(cfg, config, errors)
+    if kind == UNMANAGED and config.get("batch_size") is not None:
+        errors.add(
+            "batch_size: incremental_unmanaged appends the whole query result each run; "
+            "it has no batches (remove batch_size)"
+        )
+    cfg.grains = _as_list(config.get("grains"), "grains", errors)
+    audits = config.get("audits") if config.get("audits") is not None else config.get("assertions")
+    if audits is not None and not isinstance(audits, list):
+        errors.add(f"audits: {audits!r} is not a list of audits")
+    cfg.audits = list(audits or [])
+    cfg.safety_overrides = _as_list(config.get("safety_overrides"), "safety_overrides", errors)
+
     if errors.errors:
         raise VulcanConfigError(_message(model, kind, errors.errors))
     return cfg
+
+
+def _unique_key(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:
+    when_matched = config.get("when_matched")
+    if isinstance(when_matched, str):
+        cfg.when_matched = [when_matched] if when_matched.strip() else []
+    elif isinstance(when_matched, list) and all(isinstance(w, str) for w in when_matched):
+        cfg.when_matched = list(when_matched)
+    elif when_matched is not None:
+        errors.add(
+            f"when_matched: {when_matched!r} is not a string or a list of "
+            "'WHEN MATCHED [AND ...] THEN UPDATE SET ... | DELETE' clauses"
+        )
+    for clause in cfg.when_matched:
+        if not clause.strip().lower().startswith("when matched"):
+            errors.add(f"when_matched: {clause!r} does not start with 'WHEN MATCHED'")
+    merge_filter = config.get("merge_filter")
+    if merge_filter is not None and not (isinstance(merge_filter, str) and merge_filter.strip()):
+        errors.add(f"merge_filter: {merge_filter!r} is not a SQL predicate")
+    cfg.merge_filter = merge_filter.strip() if isinstance(merge_filter, str) else None
+
+
+def _scd2(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:
+    for key in ("valid_from_name", "valid_to_name", "updated_at_name"):
+        value = config.get(key)
+        if value is not None and not (isinstance(value, str) and value.strip()):
+            errors.add(f"{key}: {value!r} is not a column name")
+        elif value is not None:
+            setattr(cfg, key, value.strip())
+    if cfg.kind == SCD2_BY_TIME and cfg.updated_at_name is None:
+        cfg.updated_at_name = "updated_at"
+    cfg.invalidate_hard_deletes = _as_bool(
+        config.get("invalidate_hard_deletes"), "invalidate_hard_deletes", errors, False
+    )
+    # history is precious: restatement and --full-refresh are refused unless turned off
+    cfg.disable_restatement = _as_bool(
+        config.get("disable_restatement"), "disable_restatement", errors, True
+    )
+    time_type = config.get("time_data_type")
+    cfg.time_data_type = _choice(
+        time_type, "time_data_type", ("timestamp", "timestamp_ntz", "date"), "timestamp", errors
+    )
+    if cfg.kind == SCD2_BY_TIME:
+        cfg.updated_at_as_valid_from = _as_bool(
+            config.get("updated_at_as_valid_from"), "updated_at_as_valid_from", errors, False
+        )
+    else:
+        cfg.execution_time_as_valid_from = _as_bool(
+            config.get("execution_time_as_valid_from"),
+            "execution_time_as_valid_from",
+            errors,
+            False,
+        )
+        columns = config.get("columns")
+        if columns == "*":
+            cfg.columns = None
+        elif columns is not None:
+            cfg.columns = _as_list(columns, "columns", errors) or None
+            if cfg.columns is None:
+                errors.add("columns: give a list of column names or '*'")
 
 
 def _scheduling(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:

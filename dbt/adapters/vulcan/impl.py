@@ -6,6 +6,7 @@ time macros, planner) and reaches the macros through the `@available` methods be
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -17,11 +18,11 @@ from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.vulcan import config as model_config
-from dbt.adapters.vulcan import planner
+from dbt.adapters.vulcan import operations, planner
 from dbt.adapters.vulcan.connections import VulcanConnectionManager
-from dbt.adapters.vulcan.state import StateRow
+from dbt.adapters.vulcan.state import StateRow, compact
 from dbt.adapters.vulcan.state_cache import StateCache, now_utc, row_from_record, values_sql
-from dbt.adapters.vulcan.timeutil import VulcanConfigError, parse_time
+from dbt.adapters.vulcan.timeutil import VulcanConfigError, parse_end, parse_time
 
 TABLE_NOT_FOUND = ("TABLE_OR_VIEW_NOT_FOUND", "Table or view not found", "SCHEMA_NOT_FOUND")
 
@@ -119,6 +120,30 @@ class VulcanAdapter(SparkAdapter):
     def vulcan_model_config(self, model: Any, kind: str) -> dict[str, Any]:
         """Validate a model's config for its kind; every problem is reported at once."""
         return self._validated(model, kind).as_dict()
+
+    @available
+    def vulcan_check_safety(self, model: Any, kind: str, compiled_sql: str) -> list[str]:
+        """Static safety analysis of the model SQL (tokens still in it), before any write:
+        raise for patterns that differ on a time slice, return the warnings."""
+        from dbt.adapters.vulcan import safety
+
+        cfg = self._validated(model, kind)
+        if cfg.time_column is None:
+            return []
+        try:
+            findings = safety.analyze(
+                compiled_sql,
+                cfg.time_column,
+                cfg.safety_overrides,
+                interval_unit=cfg.interval_unit,
+                week_start=cfg.week_start,
+            )
+        except VulcanConfigError as exc:
+            raise CompilationError(f"Model '{cfg.model}': {exc}") from None
+        refusal, warnings = safety.verdict(cfg.model, findings)
+        if refusal is not None:
+            raise CompilationError(refusal)
+        return warnings
 
     # --- state ----------------------------------------------------------------------------
 
@@ -263,3 +288,166 @@ class VulcanAdapter(SparkAdapter):
                 f"available: {', '.join(options)}"
             )
         return context[name]
+
+    # --- SCD type 2 -----------------------------------------------------------------------
+
+    def _scd2(self, model: Any, kind: str, columns: list[Any]) -> Any:
+        from dbt.adapters.vulcan.scd2 import Scd2Model
+
+        cfg = self._validated(model, kind)
+        pairs = [(str(_get(c, "name")), str(_get(c, "dtype"))) for c in columns]
+        try:
+            return Scd2Model.build(cfg, pairs)
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+
+    @available
+    def vulcan_scd2_table_columns(
+        self, model: Any, kind: str, columns: list[Any]
+    ) -> list[dict[str, str]]:
+        """The SCD2 table's columns: the query's (checked against the config), then
+        valid_from and valid_to."""
+        return list(self._scd2(model, kind, columns).table_columns())
+
+    @available
+    def vulcan_scd2_sql(
+        self,
+        model: Any,
+        kind: str,
+        columns: list[Any],
+        statement: str,
+        relation: Any,
+        source_sql: str,
+        execution_time: str = "",
+        batch: Mapping[str, Any] | None = None,
+    ) -> str:
+        """SCD2 SQL: 'create' (the empty table's query), 'merge' (Delta/Iceberg) or 'rewrite'
+        (the table's complete new content, for a staged rewrite)."""
+        from dbt.adapters.vulcan.scd2 import detection_time
+
+        spec = self._scd2(model, kind, columns)
+        if statement == "create":
+            return str(spec.create_sql(source_sql))
+        detected = detection_time(execution_time, batch or {"index": 1, "count": 1})
+        if statement == "merge":
+            return str(spec.merge_sql(str(relation), source_sql, detected))
+        if statement == "rewrite":
+            return str(spec.rewrite_sql(str(relation), source_sql, detected))
+        raise DbtRuntimeError(f"unknown SCD2 statement {statement!r} (create, merge, rewrite)")
+
+    # --- operations -----------------------------------------------------------------------
+
+    def _op_vars(self, start: Any, end: Any, execution_time: Any) -> planner.RunVars:
+        raw = {"vulcan_start": start, "vulcan_end": end, "vulcan_execution_time": execution_time}
+        try:
+            return planner.RunVars.parse(raw, self._vulcan_now)
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+
+    @available
+    def vulcan_select_models(self, nodes: list[Any], select: Any = None) -> list[Any]:
+        """dbt-vulcan models of the graph matching `select` (names, tag:<t>); all when empty."""
+        try:
+            return operations.select_nodes(nodes, select)
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+
+    @available
+    def vulcan_plan_report(
+        self,
+        nodes: list[Any],
+        exists: dict[str, bool],
+        start: Any = None,
+        end: Any = None,
+        execution_time: Any = None,
+    ) -> str:
+        run_vars = self._op_vars(start, end, execution_time)
+        states = self._vulcan_state.all_relations()
+        reports = operations.build_reports(nodes, states, exists, run_vars)
+        return operations.format_plan(reports, run_vars.execution_time)
+
+    @available
+    def vulcan_status_report(
+        self, nodes: list[Any], exists: dict[str, bool], since: Any = None, until: Any = None
+    ) -> str:
+        run_vars = self._op_vars(None, None, None)
+        try:
+            low = parse_time(since, "since") if since else None
+            high = parse_end(until, "until") if until else None
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+        states = self._vulcan_state.all_relations()
+        reports = operations.build_reports(nodes, states, exists, run_vars)
+        return operations.format_status(reports, states, nodes, low, high)
+
+    @available
+    def vulcan_history_report(self, nodes: list[Any], limit: Any = 10) -> str:
+        try:
+            count = int(limit)
+        except (TypeError, ValueError):
+            raise CompilationError(f"limit: {limit!r} is not a whole number") from None
+        return operations.format_history(nodes, self._vulcan_state.all_relations(), count)
+
+    @available
+    def vulcan_restate_rows(self, nodes: list[Any], start: Any, end: Any) -> dict[str, Any]:
+        """Removal rows for vulcan_restate, and the messages to print."""
+        try:
+            planned = operations.restatements(nodes, start, end)
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+        rows: list[StateRow] = []
+        messages = []
+        by_relation = {operations.relation_key(n): n for n in nodes}
+        for item in planned:
+            details = json.dumps({"restate": True, "full": item.full})
+            batch = self.vulcan_state_rows(
+                {"schema": item.relation.split(".")[0], "identifier": item.relation.split(".")[1]},
+                by_relation[item.relation],
+                [[item.start, item.end]],
+                "removed",
+                "",
+                details,
+            )
+            rows += batch["rows"]
+            if item.warning:
+                messages.append(f"Warning: {item.warning}")
+            scope = "whole history" if item.full else f"{item.start} - {item.end}"
+            messages.append(f"Restated {item.name}: {scope}; the next dbt run recomputes it")
+        return {"values_sql": values_sql(rows), "rows": rows, "messages": messages}
+
+    @available
+    def vulcan_compact_rows(self) -> dict[str, Any]:
+        """The compacted log (equivalent replay), to rewrite the state table with."""
+        before = [r for s in self._vulcan_state.all_relations().values() for r in s.rows]
+        after = compact(before)
+        return {
+            "values_sql": values_sql(after),
+            "rows": after,
+            "before": len(before),
+            "after": len(after),
+        }
+
+    @available
+    def vulcan_compacted(self, rows: Mapping[str, Any]) -> None:
+        self._vulcan_state.load(rows["rows"])
+
+    @available
+    def vulcan_compiled_code(self, node: Any) -> str:
+        """A model's compiled SQL from target/compiled (written by dbt compile / run)."""
+        from pathlib import Path
+
+        root = Path(str(getattr(self.config, "project_root", ".")))
+        target = Path(str(getattr(self.config, "target_path", "target")))
+        path = (
+            root
+            / target
+            / "compiled"
+            / str(_get(node, "package_name"))
+            / str(_get(node, "original_file_path"))
+        )
+        if not path.exists():
+            raise CompilationError(
+                f"No compiled SQL for model '{_get(node, 'name')}' at {path}: "
+                f"run `dbt compile -s {_get(node, 'name')}` first"
+            )
+        return path.read_text()

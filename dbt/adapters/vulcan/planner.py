@@ -25,6 +25,7 @@ from dbt.adapters.vulcan.intervals import (
 from dbt.adapters.vulcan.state_cache import RelationState
 from dbt.adapters.vulcan.timemacros import output_filter, token_values
 from dbt.adapters.vulcan.timeutil import (
+    EPOCH,
     VulcanConfigError,
     format_range,
     format_ts,
@@ -89,6 +90,7 @@ class Batch:
     intervals: int
     label: str
     dirty: bool
+    tracked: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -99,6 +101,7 @@ class Batch:
             "intervals": self.intervals,
             "label": self.label,
             "dirty": self.dirty,
+            "tracked": self.tracked,
         }
 
 
@@ -113,6 +116,7 @@ class ModelPlan:
     execution_time: datetime
     time_type: str | None
     has_state: bool = False
+    rebuild: bool = False
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -133,6 +137,7 @@ class ModelPlan:
             "execution_time": format_ts(self.execution_time),
             "time_type": self.time_type,
             "has_state": self.has_state,
+            "rebuild": self.rebuild,
             "all_time": [format_ts(FAR_PAST), format_ts(FAR_FUTURE)],
             "warnings": list(self.warnings),
         }
@@ -160,11 +165,15 @@ def plan_model(
     run_vars: RunVars,
     rebuild: bool,
 ) -> ModelPlan:
-    """Batches of one run. `rebuild`: the table is (re)created, so all history is due."""
+    """Batches of one run. `rebuild`: the table is (re)created, so all history is due.
+
+    A pending full-history restatement (vulcan_restate on a kind that only supports it) turns
+    the run into a rebuild."""
+    rebuild = rebuild or state.pending_full_restatement
     schedule = cfg.schedule()
-    start = parse_time(cfg.start, "start") if cfg.start else None
-    if start is None:
-        raise VulcanConfigError(f"start: required for {cfg.kind} (model '{cfg.model}')")
+    if cfg.start is None:
+        return _untracked_plan(cfg, raw_code, state, run_vars, rebuild)
+    start = parse_time(cfg.start, "start")
     end = parse_time(cfg.end, "end") if cfg.end else None
     processed = [] if rebuild else state.processed
     touched = [] if rebuild else state.touched
@@ -209,6 +218,39 @@ def plan_model(
         execution_time=run_vars.execution_time,
         time_type=time_type if isinstance(time_type, str) else None,
         has_state=bool(state.rows),
+        rebuild=rebuild,
+    )
+
+
+def _untracked_plan(
+    cfg: ModelConfig, raw_code: str, state: RelationState, run_vars: RunVars, rebuild: bool
+) -> ModelPlan:
+    """A kind run without `start`: one batch over all time up to now, nothing recorded.
+
+    Its time tokens span 1970-01-01 .. the end of the last complete interval."""
+    end = cfg.schedule().due_end(run_vars.execution_time, allow_partials=True)
+    batch = Batch(
+        index=1,
+        count=1,
+        start=EPOCH,
+        end=end,
+        intervals=0,
+        label=format_range(EPOCH, end, cfg.schedule().unit.is_date_grain),
+        dirty=False,
+        tracked=False,
+    )
+    previous = None if rebuild else (state.latest.fingerprint if state.latest else None)
+    return ModelPlan(
+        batches=[batch],
+        expected=[],
+        missing=[],
+        processed=[],
+        fingerprint=fingerprint(raw_code, cfg),
+        previous_fingerprint=previous,
+        execution_time=run_vars.execution_time,
+        time_type=cfg.time_data_type,
+        has_state=bool(state.rows),
+        rebuild=rebuild,
     )
 
 
@@ -250,9 +292,12 @@ def batch_sql(
     end = parse_time(batch["end"], "end")
     values = token_values(start, end, parse_time(exec_time, "vulcan_execution_time"))
     rendered = render(compiled_sql, values)
+    select_list = ", ".join(projection) if projection else "*"
+    if cfg.time_column is None:  # kinds without an automatic output filter
+        wrapped = f"select {select_list} from (\n{rendered}\n) as vulcan_batch"
+        return {"sql": wrapped, "filter": "true", "query": rendered}
     column = f"`{cfg.time_column}`"
     predicate = output_filter(column, start, end, time_type, cfg.time_format)
-    select_list = ", ".join(projection) if projection else "*"
     wrapped = f"select {select_list} from (\n{rendered}\n) as vulcan_batch\nwhere {predicate}"
     return {"sql": wrapped, "filter": predicate, "query": rendered}
 

@@ -86,13 +86,40 @@ class RelationState:
     @property
     def details(self) -> dict[str, Any]:
         latest = self.latest
-        if latest is None or not latest.details:
-            return {}
-        try:
-            loaded = json.loads(latest.details)
-        except ValueError:
-            return {}
-        return loaded if isinstance(loaded, dict) else {}
+        return row_details(latest) if latest is not None else {}
+
+    @property
+    def pending_full_restatement(self) -> bool:
+        """A full-history restatement was requested and the table was not rebuilt since."""
+        pending = False
+        for row in sorted(self.rows, key=lambda r: (r.recorded_at, r.seq)):
+            flags = row_details(row)
+            if flags.get("restate") and row.kind != PROCESSED:
+                pending = pending or bool(flags.get("full"))
+            if flags.get("reset"):
+                pending = False
+        return pending
+
+    @property
+    def pending_restatements(self) -> list[Interval]:
+        """Ranges restated by vulcan_restate that are not processed again yet."""
+        restated = merge_ranges(
+            r.interval for r in self.rows if r.kind != PROCESSED and row_details(r).get("restate")
+        )
+        from dbt.adapters.vulcan.state import subtract
+
+        return subtract(restated, self.processed)
+
+
+def row_details(row: StateRow) -> dict[str, Any]:
+    """The JSON `details` of a state row ({} when empty or malformed)."""
+    if not row.details:
+        return {}
+    try:
+        loaded = json.loads(row.details)
+    except ValueError:
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
 
 
 class StateCache:

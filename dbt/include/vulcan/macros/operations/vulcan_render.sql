@@ -1,0 +1,25 @@
+{#- dbt run-operation vulcan_render --args '{select: daily_sales, start: ..., end: ...}'
+    Prints the exact SQL of each batch the next run (with the same range) executes: time tokens
+    substituted and the automatic output filter applied. Reads the model's compiled SQL from
+    target/compiled, so run `dbt compile -s <model>` first. -#}
+{% macro vulcan_render(select=none, start=none, end=none, execution_time=none) %}
+  {{ return(adapter.dispatch('vulcan_render', 'dbt')(select, start, end, execution_time)) }}
+{% endmacro %}
+
+{% macro default__vulcan_render(select, start, end, execution_time) %}
+  {%- set found = _vulcan_operation_models(select) -%}
+  {%- set run_vars = {'vulcan_start': start, 'vulcan_end': end, 'vulcan_execution_time': execution_time} -%}
+  {%- for node in found.nodes -%}
+    {%- set kind = node.config.materialized -%}
+    {%- set relation = {'schema': node.schema, 'identifier': node.alias} -%}
+    {%- set plan = adapter.vulcan_plan(node, kind, relation, not found.exists[node.unique_id], run_vars) -%}
+    {%- set compiled = adapter.vulcan_compiled_code(node) -%}
+    {%- set time_type = plan.time_type or node.config.get('time_data_type') or 'date' -%}
+    {{ print('-- ' ~ node.name ~ ' [' ~ kind ~ ']: ' ~ plan.batches | length ~ ' batch(es)') }}
+    {%- for batch in plan.batches -%}
+      {%- set rendered = adapter.vulcan_batch_sql(node, kind, compiled, batch, time_type, plan.execution_time) -%}
+      {{ print('-- [' ~ batch.index ~ '/' ~ batch.count ~ '] ' ~ batch.label) }}
+      {{ print(rendered.sql ~ ';') }}
+    {%- endfor -%}
+  {%- endfor -%}
+{% endmacro %}

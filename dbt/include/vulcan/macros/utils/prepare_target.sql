@@ -1,0 +1,26 @@
+{#- Shared by every materializing kind: refuse a --full-refresh the model forbids, and when
+    (re)building, reset the model's intervals in the state log and create the empty table
+    (delta/iceberg atomically replace an existing table; parquet drops and recreates it).
+    Returns true when the table was (re)created. -#}
+
+{% macro vulcan_check_full_refresh(cfg, full_refresh) %}
+  {%- if full_refresh and cfg.forward_only -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ model.name ~ "' is forward_only: --full-refresh would rebuild its history. Restate a range instead (vulcan_restate), or set forward_only: false.") }}
+  {%- endif -%}
+  {%- if full_refresh and cfg.disable_restatement -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ model.name ~ "' has disable_restatement: true: --full-refresh would erase its history. Set disable_restatement: false to allow a reset.") }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro vulcan_prepare_target(relation, existing_relation, rebuild, plan, cfg, schema_sql) %}
+  {%- if not rebuild -%}{{ return(false) }}{%- endif -%}
+  {%- if plan.has_state -%}
+    {% do vulcan_record_intervals(adapter.vulcan_state_rows(relation, model, [plan.all_time], 'removed', plan.fingerprint, tojson({'reset': true}))) %}
+  {%- endif -%}
+  {%- set replace = existing_relation is not none and existing_relation.type == 'table' and cfg.file_format in ('delta', 'iceberg') -%}
+  {%- if existing_relation is not none and not replace -%}
+    {% do adapter.drop_relation(existing_relation) %}
+  {%- endif -%}
+  {% do vulcan_create_empty_table(relation, schema_sql, cfg, replace=replace) %}
+  {{ return(true) }}
+{% endmacro %}

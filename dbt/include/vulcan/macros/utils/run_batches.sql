@@ -1,0 +1,49 @@
+{#- The batch loop every batched kind shares: for each planned batch, render the model's SQL
+    with the batch's time tokens (wrapped in the output filter when the kind has a time column),
+    call the kind's write strategy for the table format, then record the batch's interval in
+    the state log (tracked batches only) and print a progress line.
+
+    A strategy is a macro `vulcan_<kind>_<file_format>(args)`; `args` holds relation, model,
+    cfg, batch, sql, query (unwrapped), filter, time_type, dirty, removed_rows, plan, plus the
+    entries of `extra` (a kind's own per-run values). -#}
+
+{% macro vulcan_run_batches(kind, strategy_kind, relation, plan, cfg, time_type, projection=none, action='insert', extra=none) %}
+  {{ return(adapter.dispatch('vulcan_run_batches', 'dbt')(kind, strategy_kind, relation, plan, cfg, time_type, projection, action, extra)) }}
+{% endmacro %}
+
+{% macro default__vulcan_run_batches(kind, strategy_kind, relation, plan, cfg, time_type, projection, action, extra=none) %}
+  {%- set strategy = adapter.vulcan_strategy_macro(context, strategy_kind, cfg.file_format) -%}
+  {%- set details = tojson({'time_type': time_type}) -%}
+  {%- set run_batches = [] if flags.EMPTY else plan.batches -%}
+  {%- for batch in run_batches -%}
+    {%- set started = modules.datetime.datetime.now() -%}
+    {%- set rendered = adapter.vulcan_batch_sql(model, kind, compiled_code, batch, time_type, plan.execution_time, projection) -%}
+    {%- set interval = [[batch.start, batch.end]] -%}
+    {%- set args = {
+      'relation': relation, 'model': model, 'cfg': cfg, 'batch': batch, 'plan': plan,
+      'sql': rendered.sql, 'query': rendered.query, 'filter': rendered.filter,
+      'time_type': time_type, 'dirty': batch.dirty,
+      'removed_rows': adapter.vulcan_state_rows(relation, model, interval, 'removed', plan.fingerprint) if batch.dirty else none,
+    } -%}
+    {%- if extra -%}{%- do args.update(extra) -%}{%- endif -%}
+    {% do strategy(args) %}
+    {%- if batch.tracked -%}
+      {% do vulcan_record_intervals(adapter.vulcan_state_rows(relation, model, interval, 'processed', plan.fingerprint, details)) %}
+    {%- endif -%}
+    {% do _vulcan_log_batch(relation, batch, action, started) %}
+  {%- endfor -%}
+  {%- if plan.fingerprint_changed and not run_batches -%}
+    {{ log('Model ' ~ model.name ~ ' changed since its intervals were recorded; processed intervals are kept (restate them to recompute).', info=True) }}
+  {%- endif -%}
+  {% do store_raw_result('main', message=_vulcan_summary(run_batches), code='OK', rows_affected=-1) %}
+  {{ return(run_batches) }}
+{% endmacro %}
+
+{% macro _vulcan_summary(batches) %}
+  {%- set n = batches | sum(attribute='intervals') -%}
+  {%- set b = batches | length -%}
+  {%- if batches and not batches[0].tracked -%}
+    {{ return(b ~ ' batch' ~ ('es' if b != 1 else '')) }}
+  {%- endif -%}
+  {{ return(n ~ ' interval' ~ ('s' if n != 1 else '') ~ ' in ' ~ b ~ ' batch' ~ ('es' if b != 1 else '')) }}
+{% endmacro %}
