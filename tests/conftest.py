@@ -59,6 +59,7 @@ def dbt_profile_target(table_format: str) -> dict[str, Any]:
         "method": "session",
         "host": "localhost",
         "threads": 1,
+        "state_file_format": table_format,
         "server_side_parameters": server_side_parameters(table_format, _WORKDIR),
     }
 

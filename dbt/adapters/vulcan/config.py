@@ -88,6 +88,8 @@ REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
 ALL_VULCAN_KEYS = set().union(*KIND_KEYS.values())
 # dbt-vulcan keys that no kind of ours uses, but that a typo must not be mistaken for
 _DBT_KEYS = {"partition_by", "file_format", "incremental_strategy", "full_refresh"}
+# dbt-core gives every node these config values (microbatch's `lookback` defaults to 1)
+_DBT_DEFAULTS: dict[str, Any] = {"lookback": 1}
 
 
 def kind_owner(key: str) -> list[str]:
@@ -235,6 +237,8 @@ def _unknown_keys(kind: str, config: Mapping[str, Any], errors: _Collector) -> N
     for key in sorted(config):
         if key in allowed or config[key] is None:  # dbt lists unset keys as None
             continue
+        if key in _DBT_DEFAULTS and config[key] == _DBT_DEFAULTS[key]:
+            continue
         owners = kind_owner(key)
         if owners:
             errors.add(
@@ -286,6 +290,11 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
         cfg.partition_cols = leading + [c for c in extra_partitions if c != cfg.time_column]
     else:
         cfg.partition_cols = extra_partitions
+    if kind == PARTITION and not cfg.partition_cols:
+        errors.add(
+            "partitioned_by: required for incremental_by_partition: the column(s) whose values "
+            "make a partition, e.g. partitioned_by: ['warehouse_id'] (dbt's partition_by works too)"
+        )
 
     if kind in (UNIQUE_KEY, SCD2_BY_TIME, SCD2_BY_COLUMN):
         cfg.unique_key = _as_list(config.get("unique_key"), "unique_key", errors)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,6 +26,11 @@ from dbt.adapters.vulcan.state_cache import StateCache, now_utc, row_from_record
 from dbt.adapters.vulcan.timeutil import VulcanConfigError, parse_end, parse_time
 
 TABLE_NOT_FOUND = ("TABLE_OR_VIEW_NOT_FOUND", "Table or view not found", "SCHEMA_NOT_FOUND")
+
+# Serializes this process's state-log reads and appends across dbt threads: concurrent first
+# use would race on CREATE TABLE, and concurrent INSERTs into one parquet table collide on
+# Hadoop's shared `_temporary` directory. Appends are small; waiting costs milliseconds.
+_STATE_LOCK = threading.RLock()
 
 
 @dataclass
@@ -150,6 +156,10 @@ class VulcanAdapter(SparkAdapter):
     @available
     def vulcan_load_state(self, read_sql: str, create_sqls: list[str]) -> None:
         """Read the state log once per invocation (creating the table on first use)."""
+        with _STATE_LOCK:
+            self._load_state(read_sql, create_sqls)
+
+    def _load_state(self, read_sql: str, create_sqls: list[str]) -> None:
         if self._vulcan_state.loaded:
             return
         try:
@@ -196,9 +206,11 @@ class VulcanAdapter(SparkAdapter):
         return {"values_sql": values_sql(rows), "rows": rows}
 
     @available
-    def vulcan_state_recorded(self, rows: Mapping[str, Any]) -> None:
-        """Add rows whose INSERT committed to the invocation's cache."""
-        self._vulcan_state.add(rows["rows"])
+    def vulcan_append_state(self, insert_sql: str, rows: Mapping[str, Any]) -> None:
+        """Append rows to the state log (serialized in this process), then to the cache."""
+        with _STATE_LOCK:
+            self.execute(insert_sql)
+            self._vulcan_state.add(rows["rows"])
 
     @available
     def vulcan_relation_key(self, relation: Any) -> str:
@@ -288,6 +300,90 @@ class VulcanAdapter(SparkAdapter):
                 f"available: {', '.join(options)}"
             )
         return context[name]
+
+    # --- incremental_by_unique_key ---------------------------------------------------------
+
+    def _upsert(
+        self, model: Any, batch: Mapping[str, Any] | None = None, execution_time: str = ""
+    ) -> Any:
+        """The model's validated key / when_matched / merge_filter, with the batch's time
+        tokens substituted (the model's first interval when there is no batch)."""
+        from dbt.adapters.vulcan.merge import UpsertSpec
+        from dbt.adapters.vulcan.timemacros import token_values
+        from dbt.adapters.vulcan.timeutil import EPOCH
+
+        cfg = self._validated(model, model_config.UNIQUE_KEY)
+        try:
+            if batch is None:
+                start = parse_time(cfg.start, "start") if cfg.start else EPOCH
+                end, executed = cfg.schedule().add(start), self._vulcan_now
+            else:
+                start = parse_time(batch["start"], "start")
+                end = parse_time(batch["end"], "end")
+                executed = parse_time(execution_time, "vulcan_execution_time")
+            return UpsertSpec.build(cfg, token_values(start, end, executed))
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+
+    @available
+    def vulcan_unique_key_check(self, model: Any) -> list[str]:
+        """Validate unique_key, when_matched and merge_filter (before any write); the keys."""
+        return list(self._upsert(model).key_sql())
+
+    @available
+    def vulcan_unique_key_sql(
+        self,
+        model: Any,
+        statement: str,
+        relation: Any,
+        batch: Mapping[str, Any],
+        execution_time: str,
+        source_sql: str,
+    ) -> str:
+        """'merge': the batch's MERGE (delta/iceberg); 'rows': the batch's rows, checked for
+        duplicate keys (to INSERT into a just-created table)."""
+        spec = self._upsert(model, batch, execution_time)
+        if statement == "merge":
+            return str(spec.merge_statement(str(relation), source_sql))
+        if statement == "rows":
+            return str(spec.checked_source(source_sql))
+        raise DbtRuntimeError(f"unknown unique-key statement {statement!r} (merge, rows)")
+
+    @available
+    def vulcan_unique_key_parquet(
+        self,
+        model: Any,
+        relation: Any,
+        stage: Any,
+        describe: Any,
+        batch: Mapping[str, Any],
+        execution_time: str,
+        source_sql: str,
+    ) -> dict[str, Any]:
+        """A parquet batch's statements, from `describe table extended` of the table:
+        stage_select, overwrite, emptied_partitions (None unless partition-scoped)."""
+        from dbt.adapters.vulcan.merge import TableLayout
+
+        layout = TableLayout.from_describe(getattr(describe, "rows", describe))
+        spec = self._upsert(model, batch, execution_time)
+        try:
+            upsert = spec.parquet(str(relation), str(stage), source_sql, layout)
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+        return {
+            **upsert.as_dict(),
+            "scoped": layout.scoped,
+            "partitioned": bool(layout.partition_cols),
+        }
+
+    @available
+    def vulcan_drop_partitions_sql(self, relation: Any, describe: Any, emptied: Any) -> str:
+        """ALTER TABLE ... DROP of the partitions a parquet upsert left without rows."""
+        from dbt.adapters.vulcan.merge import TableLayout, drop_partitions_sql
+
+        layout = TableLayout.from_describe(getattr(describe, "rows", describe))
+        rows = getattr(emptied, "rows", emptied)
+        return drop_partitions_sql(str(relation), layout.partition_cols, rows)
 
     # --- SCD type 2 -----------------------------------------------------------------------
 

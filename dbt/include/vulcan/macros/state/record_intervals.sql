@@ -1,5 +1,7 @@
-{#- Appends rows to the log (never UPDATE or DELETE), then tells the adapter's cache.
-    `rows` come from adapter.vulcan_state_rows(...): values are built and escaped in Python. -#}
+{#- Appends rows to the log (never UPDATE or DELETE). `rows` come from
+    adapter.vulcan_state_rows(...): values are built and escaped in Python. The adapter runs
+    the INSERT under a process-wide lock (dbt threads share one Spark session) and then adds
+    the rows to the invocation's cache. -#}
 
 {% macro vulcan_record_intervals(rows) %}
   {{ return(adapter.dispatch('vulcan_record_intervals', 'dbt')(rows)) }}
@@ -7,9 +9,9 @@
 
 {% macro default__vulcan_record_intervals(rows) %}
   {%- if rows.values_sql -%}
-    {% call statement('vulcan_record_intervals') -%}
+    {%- set insert_sql -%}
       insert into {{ vulcan_state_relation() }} values {{ rows.values_sql }}
-    {%- endcall %}
-    {% do adapter.vulcan_state_recorded(rows) %}
+    {%- endset -%}
+    {% do adapter.vulcan_append_state(insert_sql, rows) %}
   {%- endif -%}
 {% endmacro %}

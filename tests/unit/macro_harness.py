@@ -1,0 +1,188 @@
+"""Render dbt-vulcan's macros without a database.
+
+Loads dbt-core's global macros, then dbt-spark's, then ours (later ones win, as in dbt),
+fakes `adapter.dispatch` with the vulcan__ -> spark__ -> default__ fallback, and records every
+statement a macro would run instead of running it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import dbt.include.global_project as core_project
+import dbt.include.spark as spark_project
+from dbt.adapters.spark.relation import SparkRelation
+from dbt_common.clients.jinja import get_environment
+
+import dbt.include.vulcan as vulcan_project
+from dbt.adapters.vulcan.impl import VulcanAdapter
+from dbt.adapters.vulcan.state_cache import StateCache, now_utc
+
+PROJECTS = [core_project.PACKAGE_PATH, spark_project.PACKAGE_PATH, vulcan_project.PACKAGE_PATH]
+PREFIXES = ("vulcan", "spark", "default")
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _return(value: Any) -> None:
+    raise _Return(value)
+
+
+class CompilerError(Exception):
+    pass
+
+
+@dataclass
+class FakeResult:
+    """What run_query returns: an agate-like table of rows."""
+
+    rows: list[tuple[Any, ...]]
+
+    @property
+    def columns(self) -> list[Any]:
+        width = len(self.rows[0]) if self.rows else 1
+        return [_Column([r[i] for r in self.rows]) for i in range(width)]
+
+
+@dataclass
+class _Column:
+    data: list[Any]
+
+    def values(self) -> list[Any]:
+        return self.data
+
+
+class _Exceptions:
+    def raise_compiler_error(self, message: str) -> None:
+        raise CompilerError(message)
+
+    def warn(self, message: str) -> None:
+        pass
+
+
+class _Config:
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
+
+    def get(self, key: str, default: Any = None, validator: Any = None) -> Any:
+        return self.values.get(key, default)
+
+
+class FakeAdapter:
+    """adapter.dispatch with the adapter-prefix fallback, plus the real @available methods
+    that need no connection."""
+
+    def __init__(self, harness: Harness) -> None:
+        self._harness = harness
+        self._real = VulcanAdapter.__new__(VulcanAdapter)
+        self._real._vulcan_state = StateCache()
+        self._real._vulcan_now = now_utc()
+
+    def dispatch(self, name: str, macro_namespace: str | None = None) -> Any:
+        for prefix in PREFIXES:
+            found = self._harness.context.get(f"{prefix}__{name}")
+            if found is not None:
+                return found
+        raise KeyError(f"no implementation of {name}")
+
+    def vulcan_append_state(self, insert_sql: str, rows: Any) -> None:
+        """The real method runs the INSERT under a lock; here it is recorded like a statement."""
+        self._harness.statements.append(squash(insert_sql))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+@dataclass
+class Harness:
+    config: dict[str, Any] = field(default_factory=dict)
+    query_results: dict[str, FakeResult] = field(default_factory=dict)
+    statements: list[str] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        env = get_environment(None, capture_macros=True)
+        self.context.update(
+            {
+                "return": _return,
+                "adapter": FakeAdapter(self),
+                "config": _Config(self.config),
+                "exceptions": _Exceptions(),
+                "log": lambda *a, **k: "",
+                "print": lambda *a, **k: "",
+                "var": lambda name, default=None: default,
+                "target": {"state_schema": "vulcan_state", "state_file_format": "parquet"},
+                "model": {"alias": "t", "name": "t", "unique_id": "model.p.t", "description": ""},
+                "api": _Api(),
+                "statement": self._statement,
+                "run_query": self._run_query,
+                "tojson": __import__("json").dumps,
+                "flags": type("Flags", (), {"EMPTY": False})(),
+            }
+        )
+        fakes = {k: self.context[k] for k in ("statement", "run_query", "log", "print")}
+        self.context["context"] = self.context
+        for project in PROJECTS:
+            for path in sorted(Path(project, "macros").rglob("*.sql")):
+                self._load(env, path.read_text())
+        self.context.update(fakes)  # dbt's own statement/run_query would need a connection
+
+    def reset(self, config: dict[str, Any] | None = None) -> Harness:
+        """Forget recorded statements and canned results; set the model config."""
+        self.statements.clear()
+        self.query_results.clear()
+        self.config.clear()
+        self.config.update(config or {})
+        return self
+
+    def _load(self, env: Any, text: str) -> None:
+        template = env.from_string(text, globals=self.context)
+        module = template.make_module(vars=self.context)
+        for attr in dir(module):
+            if attr.startswith("dbt_macro__"):
+                self.context[attr[len("dbt_macro__") :]] = self._wrap(getattr(module, attr))
+
+    @staticmethod
+    def _wrap(macro: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return macro(*args, **kwargs)
+            except _Return as result:
+                return result.value
+
+        return call
+
+    def _statement(self, name: str | None = None, *args: Any, caller: Any = None, **kw: Any) -> str:
+        self.statements.append(squash(caller()))
+        return ""
+
+    def _run_query(self, sql: str) -> FakeResult:
+        text = squash(sql)
+        self.statements.append(text)
+        return self.query_results.get(text, FakeResult([]))
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        return self.context[name](*args, **kwargs)
+
+
+class _Api:
+    class Relation:
+        @staticmethod
+        def create(**kwargs: Any) -> SparkRelation:
+            return SparkRelation.create(**kwargs)
+
+
+def squash(sql: str) -> str:
+    """Whitespace-insensitive SQL: one space between tokens, none inside parentheses."""
+    text = re.sub(r"\s+", " ", str(sql)).strip()
+    return text.replace("( ", "(").replace(" )", ")")
+
+
+def relation(schema: str = "s", identifier: str = "t") -> SparkRelation:
+    return SparkRelation.create(schema=schema, identifier=identifier, type="table")

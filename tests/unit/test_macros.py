@@ -1,0 +1,160 @@
+"""Macro rendering: the exact SQL each strategy and helper issues (no database)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.unit.macro_harness import FakeResult, Harness, relation, squash
+
+_HARNESS: Harness | None = None
+
+
+@pytest.fixture
+def h() -> Harness:
+    """One harness per test module (loading every macro takes seconds), reset per test."""
+    global _HARNESS
+    if _HARNESS is None:
+        _HARNESS = Harness()
+    return _HARNESS.reset()
+
+
+CFG = {
+    "kind": "incremental_by_time_range",
+    "time_column": "order_date",
+    "partition_cols": ["order_date"],
+    "file_format": "parquet",
+}
+BATCH = {"index": 1, "count": 1, "start": "2025-01-01 00:00:00", "end": "2025-01-08 00:00:00"}
+FILTER = "`order_date` >= CAST('2025-01-01' AS DATE) AND `order_date` <= CAST('2025-01-07' AS DATE)"
+SQL = "select * from (select 1) as vulcan_batch where " + FILTER
+
+
+def args(harness: Harness, dirty: bool = False, **cfg: Any) -> dict[str, Any]:
+    model = {"name": "t", "config": {"time_column": "order_date", "start": "2025-01-01"}}
+    removed = None
+    if dirty:
+        removed = harness.context["adapter"].vulcan_state_rows(
+            relation(), model, [[BATCH["start"], BATCH["end"]]], "removed", "fp"
+        )
+    return {
+        "relation": relation(),
+        "model": model,
+        "cfg": {**CFG, **cfg},
+        "batch": BATCH,
+        "sql": SQL,
+        "filter": FILTER,
+        "time_type": "date",
+        "dirty": dirty,
+        "removed_rows": removed,
+    }
+
+
+def test_delta_replaces_the_range_in_one_statement(h: Harness) -> None:
+    h.call("vulcan_time_range_delta", args(h))
+    assert h.statements == [f"insert into s.t replace where {FILTER} {SQL}"]
+
+
+def test_parquet_new_range_is_one_dynamic_overwrite(h: Harness) -> None:
+    h.call("vulcan_time_range_parquet", args(h))
+    assert h.statements == [f"insert overwrite table s.t by name {SQL}"]
+
+
+def test_parquet_dirty_range_marks_removed_then_drops_its_partitions(h: Harness) -> None:
+    h.query_results["show partitions s.t"] = FakeResult(
+        [
+            ("order_date=2024-12-31",),
+            ("order_date=2025-01-02",),
+            ("order_date=2025-01-07",),
+            ("order_date=2025-01-08",),
+        ]
+    )
+    h.call("vulcan_time_range_parquet", args(h, dirty=True))
+    assert h.statements[0].startswith("insert into vulcan_state.vulcan_intervals values")
+    assert "'removed'" in h.statements[0]
+    assert h.statements[1:] == [
+        "show partitions s.t",
+        "alter table s.t drop if exists partition (`order_date` = '2025-01-02'), "
+        "partition (`order_date` = '2025-01-07')",
+        f"insert overwrite table s.t by name {SQL}",
+    ]
+
+
+def test_parquet_not_partitioned_by_time_is_a_staged_rewrite(h: Harness) -> None:
+    h.call("vulcan_time_range_parquet", args(h, partition_cols=[]))
+    assert h.statements == [
+        "drop table if exists s.t__vulcan_stage",
+        f"create table s.t__vulcan_stage using parquet as select * from s.t "
+        f"where not coalesce({FILTER}, false)",
+        f"insert into s.t__vulcan_stage by name {SQL}",
+        "insert overwrite table s.t by name select * from s.t__vulcan_stage",
+        "drop table if exists s.t__vulcan_stage",
+    ]
+
+
+def test_iceberg_dirty_range_deletes_then_inserts(h: Harness) -> None:
+    h.call("vulcan_time_range_iceberg", args(h, dirty=True, file_format="iceberg"))
+    assert "'removed'" in h.statements[0]
+    assert h.statements[1:] == [f"delete from s.t where {FILTER}", f"insert into s.t {SQL}"]
+
+
+def test_iceberg_new_range_only_inserts(h: Harness) -> None:
+    h.call("vulcan_time_range_iceberg", args(h, file_format="iceberg"))
+    assert h.statements == [f"insert into s.t {SQL}"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "replace", "head", "options"),
+    [
+        (
+            "parquet",
+            False,
+            "create table s.t using parquet",
+            "options ('partitionOverwriteMode' = 'dynamic')",
+        ),
+        ("delta", True, "create or replace table s.t using delta", ""),
+        ("iceberg", False, "create table s.t using iceberg", ""),
+    ],
+)
+def test_create_empty_table(h: Harness, fmt: str, replace: bool, head: str, options: str) -> None:
+    h.reset(config={"tblproperties": {"delta.appendOnly": "false"}} if fmt == "delta" else {})
+    cfg = {**CFG, "file_format": fmt}
+    h.call("vulcan_create_empty_table", relation(), "select 1 as order_date", cfg, replace)
+    sql = h.statements[0]
+    assert sql.startswith(head)
+    assert options in sql
+    assert "partitioned by (order_date)" in sql
+    assert sql.endswith("as select * from (select 1 as order_date) as vulcan_schema where 1 = 0")
+    if fmt == "delta":  # dbt-spark's own clause, reached through the spark__ fallback
+        assert "tblproperties ('delta.appendOnly' = 'false')" in sql
+
+
+def test_state_table_ddl_and_relation(h: Harness) -> None:
+    assert str(h.call("vulcan_state_relation")) == "vulcan_state.vulcan_intervals"
+    create_schema, create_table = (squash(s) for s in h.call("vulcan_create_state_table_sql"))
+    assert create_schema == "create schema if not exists vulcan_state"
+    assert create_table.startswith("create table if not exists vulcan_state.vulcan_intervals (")
+    assert create_table.endswith("details string) using parquet")
+
+
+def test_record_intervals_appends_escaped_rows(h: Harness) -> None:
+    model = {"name": "t", "unique_id": "model.p.it's"}
+    rows = h.context["adapter"].vulcan_state_rows(
+        relation(), model, [["2025-01-01 00:00:00", "2025-01-02 00:00:00"]], "processed", "fp"
+    )
+    h.call("vulcan_record_intervals", rows)
+    assert len(h.statements) == 1
+    assert h.statements[0].startswith("insert into vulcan_state.vulcan_intervals values ('s.t', ")
+    assert "'model.p.it\\'s'" in h.statements[0]
+    assert "'2025-01-01 00:00:00', '2025-01-02 00:00:00', 'processed', 'fp'" in h.statements[0]
+
+
+def test_strategy_lookup_lists_available_formats(h: Harness) -> None:
+    adapter = h.context["adapter"]
+    assert (
+        adapter.vulcan_strategy_macro(h.context, "time_range", "delta")
+        is h.context["vulcan_time_range_delta"]
+    )
+    with pytest.raises(Exception, match="available: delta, iceberg, parquet"):
+        adapter.vulcan_strategy_macro(h.context, "time_range", "hudi")
