@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import date
 from typing import Any
 
 import pytest
-from dbt.tests.util import run_dbt_and_capture
+from dbt.tests.util import run_dbt_and_capture, write_file
 
 from tests.functional.util import (
     days,
@@ -232,3 +233,105 @@ class TestTimeRange:
             "2025-01-01 00:00:00",
             "2025-01-03 00:00:00",
         )
+
+
+V1 = model(
+    "select order_date, count(order_id) as total_orders\n"
+    "from {{ ref('raw_orders') }} where order_date between @start_ds and @end_ds\n"
+    "group by order_date"
+)
+V2_ADD = model(
+    "select order_date, count(order_id) as total_orders, max(order_id) as last_order\n"
+    "from {{ ref('raw_orders') }} where order_date between @start_ds and @end_ds\n"
+    "group by order_date"
+)
+V3_DROP = model(
+    "select order_date, max(order_id) as last_order\n"
+    "from {{ ref('raw_orders') }} where order_date between @start_ds and @end_ds\n"
+    "group by order_date"
+)
+
+
+class TestTimeRangeLifecycle:
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_orders.csv": orders_csv()}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"evolving.sql": V1, "daily_sales.sql": model()}
+
+    def test_empty_creates_the_table_and_records_nothing(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "daily_sales", "--empty", vars={EXEC: "2025-01-05"})
+        assert table_rows(project, "daily_sales", DAILY) == []
+        assert state_rows(project, "daily_sales") == []
+
+    def test_incremental_run_issues_one_write_and_one_state_append(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "daily_sales", "--full-refresh", vars={EXEC: "2025-01-05"})
+        _, log = run_dbt_and_capture(
+            [
+                "--debug",
+                "run",
+                "-s",
+                "daily_sales",
+                "--vars",
+                '{"vulcan_execution_time": "2025-01-08"}',
+            ]
+        )
+        # each statement is logged as "On <node>: /* query comment */" + its SQL on the next lines
+        chunks = log.split("On model.test.daily_sales: /*")[1:]
+        issued = [
+            re.split(r"\n\S*\d\d:\d\d:\d\d", chunk, maxsplit=1)[0].lower() for chunk in chunks
+        ]
+        kinds = Counter(
+            "state_read"
+            if "from vulcan_state" in sql
+            else "state_append"
+            if "into vulcan_state" in sql
+            else "write"
+            if "insert" in sql
+            else "other"
+            for sql in issued
+        )
+        assert kinds == Counter({"state_read": 1, "state_append": 1, "write": 1}), issued
+        assert processed_rows(project, "daily_sales")[-1] == (
+            "2025-01-05 00:00:00",
+            "2025-01-08 00:00:00",
+        )
+
+    def test_schema_changes(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "evolving", vars={EXEC: "2025-01-04"})
+        # additive change, default allow: the column is added, old rows get NULL
+        write_file(V2_ADD, project.project_root, "models", "evolving.sql")
+        run("run", "-s", "evolving", vars={EXEC: "2025-01-06"})
+        got = table_rows(project, "evolving", "order_date, total_orders, last_order")
+        assert got[0] == (date(2025, 1, 1), 3, None)
+        assert got[-1] == (date(2025, 1, 5), 3, 15)
+        # destructive change, default error: refused, table and state untouched
+        before_rows = table_rows(project, "evolving", "order_date, total_orders, last_order")
+        before_state = state_rows(project, "evolving")
+        write_file(V3_DROP, project.project_root, "models", "evolving.sql")
+        result = run("run", "-s", "evolving", vars={EXEC: "2025-01-08"}, expect_pass=False)
+        message = str(result.results[0].message)
+        assert "destructive schema change (dropped total_orders)" in message
+        assert "on_destructive_change is 'error'" in message
+        assert (
+            table_rows(project, "evolving", "order_date, total_orders, last_order") == before_rows
+        )
+        assert state_rows(project, "evolving") == before_state
+        # allowed: the table is rewritten to the new schema and the run continues
+        write_file(
+            V3_DROP.replace("config(", "config(on_destructive_change='allow', "),
+            project.project_root,
+            "models",
+            "evolving.sql",
+        )
+        run("run", "-s", "evolving", vars={EXEC: "2025-01-08"})
+        got = table_rows(project, "evolving", "order_date, last_order")
+        assert got[-1] == (date(2025, 1, 7), 21)
+        assert len(got) == 7
+        columns = [r[0] for r in rows(project, f"describe {project.test_schema}.evolving")]
+        assert "total_orders" not in columns

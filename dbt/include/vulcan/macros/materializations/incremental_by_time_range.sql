@@ -10,10 +10,13 @@
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set full_refresh = should_full_refresh() and existing_relation is not none -%}
   {% do vulcan_check_full_refresh(cfg, full_refresh) %}
-  {#- static safety analysis of the SQL: refusals raise here, before anything is touched -#}
-  {%- for warning in adapter.vulcan_check_safety(model, kind, compiled_code) -%}
-    {% do exceptions.warn(warning) %}
-  {%- endfor -%}
+  {#- static safety analysis of the SQL: refusals raise here, before anything is touched
+      (not under --empty: dbt then rewrites every ref to `... limit 0`, and nothing is written) -#}
+  {%- if not flags.EMPTY -%}
+    {%- for warning in adapter.vulcan_check_safety(model, kind, compiled_code) -%}
+      {% do exceptions.warn(warning) %}
+    {%- endfor -%}
+  {%- endif -%}
   {%- set rebuild = existing_relation is none or full_refresh or existing_relation.type != 'table' -%}
 
   {{ run_hooks(pre_hooks) }}
