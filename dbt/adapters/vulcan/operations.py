@@ -275,7 +275,9 @@ def restatements(nodes: list[Any], start: object, end: object) -> list[Restateme
     out = []
     problems = []
     for node in nodes:
-        kind = node_kind(node) or "?"
+        kind = node_kind(node)
+        if kind is None:  # not a dbt-vulcan kind: nothing to restate
+            continue
         name = str(_get(node, "name"))
         try:
             cfg = model_config.validate(name, kind, _get(node, "config", {}) or {})
