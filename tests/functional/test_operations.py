@@ -125,6 +125,7 @@ class TestOperations:
 
     def test_bad_arguments_fail_clearly(self, project: Any) -> None:
         run("seed")
+        before = state_rows(project, "daily")
         cases = [
             ("vulcan_plan", {"select": "nosuchmodel"}, "no dbt-vulcan model matches nosuchmodel"),
             ("vulcan_restate", {"start": "2025-13-01", "end": "2025-01-02"}, "'2025-13-01'"),
@@ -136,7 +137,7 @@ class TestOperations:
                 ["run-operation", name, "--args", json.dumps(args)], expect_pass=False
             )
             assert message in log, (name, args)
-        assert state_rows(project, "daily") == []
+        assert state_rows(project, "daily") == before  # nothing recorded by a refused operation
 
     def test_failed_backfill_resumes_with_retry_and_run(self, project: Any) -> None:
         run("seed")
