@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 PYTEST := $(PY) -m pytest
 
-.PHONY: setup example test lint unit functional
+.PHONY: setup example test lint unit functional integration
 
 setup:
 	bash scripts/bootstrap.sh
@@ -23,6 +23,10 @@ unit: setup
 functional: setup
 	$(PYTEST) tests/functional -q --profile parquet
 	$(PYTEST) tests/functional -q --profile delta
-	$(PYTEST) tests/functional -q --profile iceberg
+	$(PYTEST) tests/functional -q --profile iceberg --ignore tests/functional/adapter
 
-test: lint unit functional
+# The example project from a clean warehouse: every seed, model and equality test.
+integration: setup
+	bash integration_project/run.sh parquet
+
+test: lint unit functional integration

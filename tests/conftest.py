@@ -1,5 +1,7 @@
 """Test targets: `--profile parquet|delta|iceberg` (default parquet) picks the table format of
-the embedded SparkSession that every functional test of this pytest process shares."""
+the embedded SparkSession that every functional test of this pytest process shares.
+`--profile thrift` runs against the Spark Thrift Server of scripts/spark_server.sh (Delta
+tables; markers naming `delta` apply to it too)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,13 @@ import pytest
 import yaml
 from dbt.tests.util import write_file
 
-from tests.spark_targets import FORMATS, server_side_parameters
+from tests.spark_targets import (
+    FORMATS,
+    file_format,
+    server_side_parameters,
+    thrift_run_sql_for_tests,
+    thrift_target,
+)
 
 pytest_plugins = ["dbt.tests.fixtures.project"]
 
@@ -29,18 +37,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     profile = config.getoption("--profile")
+    names = {profile, file_format(profile)}
     for item in items:
         for marker in item.iter_markers(name="profile_only"):
             unknown = set(marker.args) - set(FORMATS)
             if unknown:
                 raise pytest.UsageError(f"{item.nodeid}: unknown profile {sorted(unknown)}")
-            if profile not in marker.args:
+            if not names & set(marker.args):
                 item.add_marker(pytest.mark.skip(reason=f"runs only on {', '.join(marker.args)}"))
         for marker in item.iter_markers(name="skip_profile"):
             unknown = set(marker.args) - set(FORMATS)
             if unknown:
                 raise pytest.UsageError(f"{item.nodeid}: unknown profile {sorted(unknown)}")
-            if profile in marker.args:
+            if names & set(marker.args):
                 reason = marker.kwargs.get("reason")
                 if not reason:
                     raise pytest.UsageError(f"{item.nodeid}: skip_profile needs a reason")
@@ -49,11 +58,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def table_format(request: pytest.FixtureRequest) -> str:
-    return str(request.config.getoption("--profile"))
+    return file_format(str(request.config.getoption("--profile")))
 
 
 @pytest.fixture(scope="session")
-def dbt_profile_target(table_format: str) -> dict[str, Any]:
+def dbt_profile_target(request: pytest.FixtureRequest, table_format: str) -> dict[str, Any]:
+    if request.config.getoption("--profile") == "thrift":
+        from dbt.adapters.vulcan.impl import VulcanAdapter
+
+        # DATE values arrive as strings over thrift: tests read them as the session gives them
+        patch = pytest.MonkeyPatch()
+        patch.setattr(VulcanAdapter, "run_sql_for_tests", thrift_run_sql_for_tests)
+        request.addfinalizer(patch.undo)
+        return thrift_target()
     return {
         "type": "vulcan",
         "method": "session",

@@ -39,6 +39,7 @@ _SCHEDULING = {
 }
 _EVERY_KIND = {
     "grains",
+    "grains_audit",
     "audits",
     "assertions",
     "forward_only",
@@ -391,7 +392,8 @@ def _scheduling(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector)
         if cfg.start and cfg.end and parse_time(cfg.start, "start") >= parse_time(cfg.end, "end"):
             errors.add(f"start: {start!r} is not before end {end!r}")
     cfg.allow_partials = _as_bool(config.get("allow_partials"), "allow_partials", errors, False)
-    cfg.lookback = _as_int(config.get("lookback"), "lookback", errors, 0) or 0
+    if "lookback" in KIND_KEYS[cfg.kind]:  # not dbt's microbatch default on other kinds
+        cfg.lookback = _as_int(config.get("lookback"), "lookback", errors, 0) or 0
     cfg.batch_size = _as_int(config.get("batch_size"), "batch_size", errors, 1)
     schedule = errors.check(
         "cron",

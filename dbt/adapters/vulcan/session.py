@@ -44,7 +44,16 @@ def jvm_message(exc: BaseException) -> str | None:
         java = getattr(current, "java_exception", None)
         if java is not None and "SparkThrowableHelper.getMessage" not in str(current):
             try:
-                return str(java.getMessage())
+                message = str(java.getMessage())
+                # AQE reports stages failing together with a generic message; the first
+                # stage's error (e.g. a raise_error) is its cause
+                cause = java.getCause()
+                if cause is not None and message.startswith("Multiple failures in stage"):
+                    message = f"{message} First failure: {cause.getMessage()}"
+                elif cause is not None and message.startswith("[TASK_WRITE_FAILED]"):
+                    # the write failed because the query did (e.g. a raise_error): say why
+                    message = f"{message} Cause: {cause.getMessage()}"
+                return message
             except Exception:  # the JVM may be gone
                 return None
         current = current.__context__ or current.__cause__

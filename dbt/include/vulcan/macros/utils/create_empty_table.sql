@@ -8,7 +8,9 @@
 
 {% macro default__vulcan_create_empty_table(relation, sql, cfg, replace=false) %}
   {%- set options = config.get('options') or {} -%}
-  {%- if cfg.file_format == 'parquet' and cfg.time_column and cfg.time_column in cfg.partition_cols -%}
+  {%- if cfg.file_format == 'parquet' and ((cfg.time_column and cfg.time_column in cfg.partition_cols)
+                                           or (cfg.kind == 'incremental_by_unique_key' and cfg.partition_cols)
+                                           or cfg.kind == 'incremental_by_partition') -%}
     {#- per-table setting: INSERT OVERWRITE replaces only the partitions it writes, with no
         session-wide `spark.sql.sources.partitionOverwriteMode` that would leak to other models -#}
     {%- set options = dict(options, partitionOverwriteMode='dynamic') -%}

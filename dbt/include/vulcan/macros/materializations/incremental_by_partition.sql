@@ -1,0 +1,82 @@
+{#- INCREMENTAL_BY_PARTITION: each run computes the model's query once and, for every
+    partition key (the values of `partitioned_by`) the result holds, replaces ALL the table's
+    rows of that key; keys absent from the result are left untouched, new keys are inserted.
+    No interval state: the query runs in full every time (time tokens span 1970-01-01 .. now).
+    A restatement is a full rebuild (--full-refresh), refused with disable_restatement or
+    forward_only. Written with strategies/partition_<format>.sql. -#}
+
+{% materialization incremental_by_partition, adapter='vulcan', supported_languages=['sql'] %}
+  {%- set kind = 'incremental_by_partition' -%}
+  {%- set cfg = adapter.vulcan_model_config(model, kind) -%}
+  {%- set target_relation = this.incorporate(type='table') -%}
+  {%- set existing_relation = load_cached_relation(this) -%}
+  {%- set full_refresh = should_full_refresh() and existing_relation is not none -%}
+  {% do vulcan_check_full_refresh(cfg, full_refresh) %}
+  {%- set rebuild = existing_relation is none or full_refresh or existing_relation.type != 'table' -%}
+  {%- if not rebuild -%}
+    {% do _vulcan_check_partition_layout(target_relation, cfg) %}
+  {%- endif -%}
+  {% do _vulcan_whole_table_only(kind) %}
+
+  {{ run_hooks(pre_hooks) }}
+
+  {% do vulcan_load_state() %}
+  {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, _vulcan_run_vars()) -%}
+  {%- set schema_sql = adapter.vulcan_schema_sql(model, kind, compiled_code, plan.execution_time) -%}
+  {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
+  {%- set projection = none -%}
+  {%- if not created -%}
+    {%- set projection = vulcan_apply_schema_change(target_relation, get_column_schema_from_query(schema_sql), cfg) -%}
+  {%- endif -%}
+
+  {% do vulcan_run_batches(kind, 'partition', target_relation, plan, cfg, none, projection, 'replace partitions') %}
+
+  {{ run_hooks(post_hooks) }}
+  {% do persist_docs(target_relation, model) %}
+  {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}
+
+{#- The kinds without interval state recompute their whole query; a range given with
+    vulcan_start/vulcan_end does not apply to them (a restatement is --full-refresh). -#}
+{% macro _vulcan_whole_table_only(kind) %}
+  {%- if var('vulcan_start', none) or var('vulcan_end', none) -%}
+    {{ log('Note: ' ~ model.name ~ ' (' ~ kind ~ ') has no time intervals: vulcan_start/vulcan_end do not apply to it; restate it with --full-refresh.', info=True) }}
+  {%- endif -%}
+{% endmacro %}
+
+{#- An existing table must have the layout this kind writes into, else a partition overwrite
+    would replace the wrong rows (a plain parquet INSERT OVERWRITE replaces the whole table):
+    same file format, partitioned by exactly `partitioned_by`, and for parquet the per-table
+    dynamic partition overwrite option. Checked before anything is written. -#}
+{% macro _vulcan_check_partition_layout(relation, cfg) %}
+  {%- set described = run_query('describe table extended ' ~ relation) -%}
+  {%- set ns = namespace(section='columns', partitions=[], provider=none, dynamic=false) -%}
+  {%- for row in described.rows -%}
+    {%- set name = (row[0] or '') | string | trim -%}
+    {%- set value = (row[1] or '') | string | trim -%}
+    {%- if name == '# Partition Information' -%}
+      {%- set ns.section = 'partitions' -%}
+    {%- elif name == '' or (name.startswith('#') and name != '# col_name') -%}
+      {%- set ns.section = 'details' -%}
+    {%- elif ns.section == 'partitions' and name != '# col_name' -%}
+      {%- set ns.partitions = ns.partitions + [name | lower] -%}
+    {%- elif ns.section == 'details' and name == 'Provider' -%}
+      {%- set ns.provider = value | lower -%}
+    {%- elif ns.section == 'details' and name == 'Storage Properties' and 'partitionOverwriteMode=dynamic' in value -%}
+      {%- set ns.dynamic = true -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set wanted = cfg.partition_cols | map('lower') | list -%}
+  {%- set problems = [] -%}
+  {%- if ns.provider and ns.provider != cfg.file_format -%}
+    {%- do problems.append('it is a ' ~ ns.provider ~ ' table but file_format is ' ~ cfg.file_format) -%}
+  {%- endif -%}
+  {%- if ns.partitions | sort != wanted | sort -%}
+    {%- do problems.append('it is partitioned by (' ~ ns.partitions | join(', ') ~ ') but partitioned_by is (' ~ wanted | join(', ') ~ ')') -%}
+  {%- elif cfg.file_format == 'parquet' and not ns.dynamic -%}
+    {%- do problems.append('it lacks the table option partitionOverwriteMode=dynamic (it was not created by incremental_by_partition), so an INSERT OVERWRITE would replace the whole table') -%}
+  {%- endif -%}
+  {%- if problems -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ model.name ~ "' (incremental_by_partition): the existing table " ~ relation ~ " cannot be updated by partition: " ~ problems | join('; ') ~ ". Nothing was written. Rebuild it with --full-refresh (this recomputes the whole table).") }}
+  {%- endif -%}
+{% endmacro %}

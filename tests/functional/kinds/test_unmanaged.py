@@ -1,0 +1,95 @@
+"""incremental_unmanaged on a real SparkSession (parquet, delta or iceberg by --profile)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from tests.functional.util import rows, run, state_rows, table_rows
+
+SHIPMENTS = """shipment_id,load_id,order_id,carrier
+1,1,10,ups
+2,1,11,dhl
+3,2,12,ups
+"""
+
+# an append-only event log: each run appends what the load holds, stamped with the run's date
+BODY = """
+select shipment_id, order_id, carrier, @execution_date as logged_on
+from {{ ref('raw_shipments') }}
+where load_id = {{ var('load_id', 1) }}
+"""
+
+EXEC = "vulcan_execution_time"
+COLUMNS = "shipment_id, order_id, carrier, logged_on"
+
+
+def model(body: str = BODY, **config: Any) -> str:
+    base: dict[str, Any] = {"materialized": "incremental_unmanaged"}
+    base.update(config)
+    args = ", ".join(f"{k}={v!r}" for k, v in base.items())
+    return "{{ config(" + args + ") }}\n" + body
+
+
+def relation_exists(project: Any, name: str) -> bool:
+    return bool(rows(project, f"show tables in {project.test_schema} like '{name}'"))
+
+
+class TestUnmanaged:
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_shipments.csv": SHIPMENTS}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {
+            "shipment_log.sql": model(),
+            "partitioned_log.sql": model(partitioned_by="carrier"),
+            "kept_log.sql": model(disable_restatement=True),
+            "batched_log.sql": model(batch_size=7),
+        }
+
+    def test_appends_on_every_run_without_dedupe(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "shipment_log", vars={"load_id": 1, EXEC: "2025-01-02 06:00:00"})
+        run("run", "-s", "shipment_log", vars={"load_id": 2, EXEC: "2025-01-03 06:00:00"})
+        # the same load again: appended again, nothing deduplicated or replaced
+        run("run", "-s", "shipment_log", vars={"load_id": 1, EXEC: "2025-01-04 06:00:00"})
+        assert table_rows(project, "shipment_log", COLUMNS, order_by="4, 1") == [
+            (1, 10, "ups", date(2025, 1, 2)),
+            (2, 11, "dhl", date(2025, 1, 2)),
+            (3, 12, "ups", date(2025, 1, 3)),
+            (1, 10, "ups", date(2025, 1, 4)),
+            (2, 11, "dhl", date(2025, 1, 4)),
+        ]
+        # no interval state: nothing recorded in the log
+        assert state_rows(project, "shipment_log") == []
+
+    def test_partitioned_table_appends(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "partitioned_log", vars={"load_id": 1, EXEC: "2025-01-02"})
+        run("run", "-s", "partitioned_log", vars={"load_id": 2, EXEC: "2025-01-03"})
+        got = table_rows(project, "partitioned_log", COLUMNS, order_by="4, 1")
+        assert [r[0] for r in got] == [1, 2, 3]
+
+    def test_full_refresh_rebuilds_and_disable_restatement_refuses(self, project: Any) -> None:
+        run("seed")
+        for load in (1, 2):
+            run("run", "-s", "shipment_log", "kept_log", vars={"load_id": load, EXEC: "2025-01-05"})
+        run("run", "-s", "shipment_log", "--full-refresh", vars={"load_id": 2, EXEC: "2025-01-06"})
+        assert table_rows(project, "shipment_log", COLUMNS) == [(3, 12, "ups", date(2025, 1, 6))]
+        result = run(
+            "run", "-s", "kept_log", "--full-refresh", vars={"load_id": 2}, expect_pass=False
+        )
+        assert "disable_restatement" in str(result.results[0].message)
+        assert [r[0] for r in table_rows(project, "kept_log", COLUMNS)] == [1, 2, 3]
+
+    def test_batch_size_is_refused_before_anything_is_created(self, project: Any) -> None:
+        run("seed")
+        result = run("run", "-s", "batched_log", expect_pass=False)
+        message = str(result.results[0].message)
+        assert "batched_log" in message
+        assert "batch_size" in message and "incremental_unmanaged" in message
+        assert not relation_exists(project, "batched_log")
