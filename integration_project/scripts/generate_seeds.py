@@ -258,6 +258,27 @@ def main() -> None:
         ],
     )
 
+    # --- expected: vulcan_demo.product_daily_sales (a Python model; complete days) ---------
+    per_product: dict[tuple[date, int], list[tuple[int, Decimal]]] = defaultdict(list)
+    for item in items:
+        order = order_by_id[item[1]]
+        if order.order_date < EXECUTION_TIME.date():
+            per_product[(order.order_date, item[2])].append((item[3], item[4]))
+    write(
+        "expected/python/expected_product_daily_sales.csv",
+        ["order_date", "product_id", "product_name", "total_quantity", "total_sales_amount"],
+        [
+            [
+                day,
+                product_id,
+                product_by_id[product_id][1],
+                sum(q for q, _ in sold),
+                money(sum((q * price for q, price in sold), Decimal(0))),
+            ]
+            for (day, product_id), sold in sorted(per_product.items())
+        ],
+    )
+
     # --- expected: sales.weekly_sales (Monday weeks that ended before the execution time) --
     weekly: dict[date, list[Order]] = defaultdict(list)
     for d, os in daily.items():

@@ -15,6 +15,7 @@ from typing import Any
 import dbt.include.global_project as core_project
 import dbt.include.spark as spark_project
 from dbt.adapters.spark.relation import SparkRelation
+from dbt.context.base import get_context_modules
 from dbt_common.clients.jinja import get_environment
 
 import dbt.include.vulcan as vulcan_project
@@ -124,6 +125,7 @@ class Harness:
                 "run_query": self._run_query,
                 "tojson": __import__("json").dumps,
                 "flags": type("Flags", (), {"EMPTY": False})(),
+                "modules": get_context_modules(),
             }
         )
         fakes = {k: self.context[k] for k in ("statement", "run_query", "log", "print")}

@@ -19,7 +19,7 @@ from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.vulcan import config as model_config
-from dbt.adapters.vulcan import operations, planner
+from dbt.adapters.vulcan import operations, planner, python_models
 from dbt.adapters.vulcan.connections import VulcanConnectionManager
 from dbt.adapters.vulcan.state import StateRow, compact
 from dbt.adapters.vulcan.state_cache import StateCache, now_utc, row_from_record, values_sql
@@ -72,6 +72,7 @@ class VulcanConfig(SparkConfig):
     audits: list[Any] | None = None
     assertions: list[Any] | None = None
     safety_overrides: list[str] | None = None
+    grains_audit: bool | None = None
 
 
 @contextmanager
@@ -108,10 +109,26 @@ class VulcanAdapter(SparkAdapter):
         super().__init__(*args, **kwargs)
         self._vulcan_state = StateCache()
         self._vulcan_now = now_utc()
+        self._python_models = python_models.PythonModels()
 
     @classmethod
     def type(cls) -> str:
         return "vulcan"
+
+    @available.parse(lambda *a, **k: [])
+    def get_column_schema_from_query(self, sql: str) -> list[Any]:
+        """A query's columns with Spark's type names (`date`, `decimal(10,2)`) for every
+        connection method. Over thrift, http and odbc the cursor describes columns with type
+        codes only (`DATE_TYPE`, `DECIMAL_TYPE` without precision), so the query is described
+        by Spark instead (`DESCRIBE QUERY`: no data is read)."""
+        if self.config.credentials.method == "session":
+            return list(super().get_column_schema_from_query(sql))
+        _, cursor = self.connections.add_select_query(f"describe query {sql}")
+        return [
+            self.Column.create(str(name), str(dtype))
+            for name, dtype, *_ in cursor.fetchall()
+            if name and not str(name).startswith("#")
+        ]
 
     # --- config ---------------------------------------------------------------------------
 
@@ -125,7 +142,9 @@ class VulcanAdapter(SparkAdapter):
     @available
     def vulcan_model_config(self, model: Any, kind: str) -> dict[str, Any]:
         """Validate a model's config for its kind; every problem is reported at once."""
-        return self._validated(model, kind).as_dict()
+        cfg = self._validated(model, kind)
+        self._audits(model, cfg, self._project_macro_exists())  # before anything is written
+        return cfg.as_dict()
 
     @available
     def vulcan_check_safety(self, model: Any, kind: str, compiled_sql: str) -> list[str]:
@@ -134,7 +153,7 @@ class VulcanAdapter(SparkAdapter):
         from dbt.adapters.vulcan import safety
 
         cfg = self._validated(model, kind)
-        if cfg.time_column is None:
+        if cfg.time_column is None or _get(model, "language") == "python":
             return []
         try:
             findings = safety.analyze(
@@ -150,6 +169,73 @@ class VulcanAdapter(SparkAdapter):
         if refusal is not None:
             raise CompilationError(refusal)
         return warnings
+
+    # --- audits ---------------------------------------------------------------------------
+
+    def _audits(self, model: Any, cfg: model_config.ModelConfig, macro_exists: Any) -> list[Any]:
+        from dbt.adapters.vulcan import audits
+
+        grains_audit = _config_dict(model).get("grains_audit")
+        try:
+            return audits.parse_audits(
+                cfg.model, cfg.audits, cfg.grains, grains_audit, macro_exists
+            )
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+
+    def _project_macro_exists(self) -> Any:
+        """Whether the project defines a macro (None when no manifest is at hand)."""
+        resolver = getattr(self, "_macro_resolver", None)
+        project = getattr(getattr(self, "config", None), "project_name", None)
+        if resolver is None or project is None:
+            return None
+        return lambda name: resolver.find_macro_by_name(name, project, None) is not None
+
+    @available
+    def vulcan_audits(
+        self, model: Any, kind: str, stage: Any, context: Mapping[str, Any]
+    ) -> list[dict[str, Any]]:
+        """The model's audits (grain audit included), each with its SQL against `stage` (built
+        in) or the name of its project macro `audit_<name>` (user-defined)."""
+        cfg = self._validated(model, kind)
+        found = self._audits(model, cfg, lambda name: name in context)
+        return [audit.as_dict(str(stage)) for audit in found]
+
+    @available
+    def vulcan_audit_count_query(self, sqls: list[str]) -> str:
+        from dbt.adapters.vulcan import audits
+
+        return audits.count_query(sqls)
+
+    @available
+    def vulcan_audit_failures(self, counts: Any) -> list[int]:
+        from dbt.adapters.vulcan import audits
+
+        return audits.failures(counts)
+
+    @available
+    def vulcan_audit_sample_query(self, sqls: list[str], failing: list[int]) -> str:
+        from dbt.adapters.vulcan import audits
+
+        return audits.sample_query(sqls, failing)
+
+    @available
+    def vulcan_audit_report(
+        self,
+        model: Any,
+        audits: list[Mapping[str, Any]],
+        batch: Mapping[str, Any],
+        counts: Any,
+        samples: Any,
+    ) -> dict[str, Any]:
+        """{error, warnings}: the messages of the failed audits of a batch."""
+        from dbt.adapters.vulcan import audits as audit_module
+
+        return audit_module.report(str(_get(model, "name", "?")), audits, batch, counts, samples)
+
+    @available
+    def vulcan_audit_fail(self, message: str) -> None:
+        raise DbtRuntimeError(message)
 
     # --- state ----------------------------------------------------------------------------
 
@@ -255,8 +341,12 @@ class VulcanAdapter(SparkAdapter):
         execution_time: str,
         projection: list[str] | None = None,
     ) -> dict[str, str]:
-        """A batch's SQL: time tokens substituted, wrapped in the automatic output filter."""
+        """A batch's SQL: time tokens substituted, wrapped in the automatic output filter.
+        A Python model's query is `select * from <the view of its DataFrame for the batch>`."""
         cfg = self._validated(model, kind)
+        if _get(model, "language") == "python":
+            where = f" in batch {batch['label']}"
+            compiled_sql = self._python_query(model, compiled_sql, batch, execution_time, where)
         return planner.batch_sql(compiled_sql, cfg, batch, time_type, execution_time, projection)
 
     @available
@@ -276,7 +366,62 @@ class VulcanAdapter(SparkAdapter):
         self, model: Any, kind: str, compiled_sql: str, execution_time: str
     ) -> str:
         cfg = self._validated(model, kind)
+        if _get(model, "language") == "python":  # run for the model's first interval
+            start = parse_time(cfg.start or "1970-01-01", "start")
+            first = {"start": start, "end": cfg.schedule().add(start)}
+            where = f" reading its columns (first interval, from {start:%Y-%m-%d %H:%M})"
+            return self._python_query(model, compiled_sql, first, execution_time, where)
         return planner.schema_sql(compiled_sql, cfg, execution_time)
+
+    # --- Python models (python_models.py) --------------------------------------------------
+
+    def _python_query(
+        self, model: Any, code: str, batch: Mapping[str, Any], execution_time: str, where: str
+    ) -> str:
+        context = python_models.BatchContext.of(batch["start"], batch["end"], execution_time)
+        session = python_models.spark_session(self.config.credentials.server_side_parameters)
+        try:
+            return self._python_models.query(
+                str(_get(model, "unique_id", "")),
+                str(_get(model, "name", "?")),
+                code,
+                str(_get(model, "original_file_path", "model.py")),
+                session,
+                context,
+                where,
+            )
+        except python_models.PythonModelError as exc:
+            raise DbtRuntimeError(str(exc)) from None
+
+    @available
+    def vulcan_python_release(self, model: Any) -> None:
+        """Drop the temporary views of a Python model's DataFrames."""
+        session = python_models.spark_session(self.config.credentials.server_side_parameters)
+        self._python_models.release(str(_get(model, "unique_id", "")), session.catalog.dropTempView)
+
+    @available
+    def vulcan_python_check(self, model: Any) -> str:
+        """Refuse a Python model that cannot run as configured (when it is compiled)."""
+        materialized = str(_config_dict(model).get("materialized", ""))
+        method = str(self.config.credentials.method)
+        problem = python_models.check_model(str(_get(model, "name", "?")), materialized, method)
+        if problem is not None:
+            raise CompilationError(problem)
+        return ""
+
+    def submit_python_job(self, parsed_model: dict[str, Any], compiled_code: str) -> Any:
+        """dbt-spark submits Python models to Databricks; under the session method they run in
+        the embedded SparkSession (the `table` materialization's script)."""
+        if self.config.credentials.method != "session":
+            return super().submit_python_job(parsed_model, compiled_code)
+        session = python_models.spark_session(self.config.credentials.server_side_parameters)
+        name = str(_get(parsed_model, "name", "?"))
+        path = str(_get(parsed_model, "original_file_path", "model.py"))
+        try:
+            python_models.run_script(name, compiled_code, path, session)
+        except python_models.PythonModelError as exc:
+            raise DbtRuntimeError(str(exc)) from None
+        return self.generate_python_submission_response(None)
 
     @available
     def vulcan_partitions_in_range(
@@ -321,7 +466,10 @@ class VulcanAdapter(SparkAdapter):
                 start = parse_time(batch["start"], "start")
                 end = parse_time(batch["end"], "end")
                 executed = parse_time(execution_time, "vulcan_execution_time")
-            return UpsertSpec.build(cfg, token_values(start, end, executed))
+            predicates = _config_dict(model).get("incremental_predicates") or []
+            if isinstance(predicates, str):
+                predicates = [predicates]
+            return UpsertSpec.build(cfg, token_values(start, end, executed), predicates)
         except VulcanConfigError as exc:
             raise CompilationError(str(exc)) from None
 
@@ -416,20 +564,28 @@ class VulcanAdapter(SparkAdapter):
         source_sql: str,
         execution_time: str = "",
         batch: Mapping[str, Any] | None = None,
+        empty: bool = False,
     ) -> str:
-        """SCD2 SQL: 'create' (the empty table's query), 'merge' (Delta/Iceberg) or 'rewrite'
-        (the table's complete new content, for a staged rewrite)."""
+        """SCD2 SQL: 'create' (the empty table's query from `source_sql`), 'rewrite' (the
+        table's complete new content, for a staged rewrite), 'changes' (the rows a MERGE
+        applies) or 'merge' (a MERGE of the changes in `source_sql`: a relation or a
+        parenthesized query). `empty`: the table is known to hold no rows (created by this
+        run, first batch), so it is not read."""
         from dbt.adapters.vulcan.scd2 import detection_time
 
         spec = self._scd2(model, kind, columns)
         if statement == "create":
             return str(spec.create_sql(source_sql))
-        detected = detection_time(execution_time, batch or {"index": 1, "count": 1})
         if statement == "merge":
-            return str(spec.merge_sql(str(relation), source_sql, detected))
+            return str(spec.merge_sql(str(relation), source_sql))
+        detected = detection_time(execution_time, batch or {"index": 1, "count": 1})
+        if statement == "changes":
+            return str(spec.changes_sql(str(relation), source_sql, detected, empty))
         if statement == "rewrite":
-            return str(spec.rewrite_sql(str(relation), source_sql, detected))
-        raise DbtRuntimeError(f"unknown SCD2 statement {statement!r} (create, merge, rewrite)")
+            return str(spec.rewrite_sql(str(relation), source_sql, detected, empty))
+        raise DbtRuntimeError(
+            f"unknown SCD2 statement {statement!r} (create, rewrite, changes, merge)"
+        )
 
     # --- operations -----------------------------------------------------------------------
 

@@ -35,6 +35,10 @@ def sql_literal(value: Any) -> str:
     return f"'{text}'"
 
 
+# messages of JVM exceptions that only wrap the error that matters (their root cause)
+_WRAPPERS = ("[TASK_WRITE_FAILED]", "Exception thrown in awaitResult")
+
+
 def jvm_message(exc: BaseException) -> str | None:
     """The message of the JVM exception behind a py4j error, if there is one."""
     seen: set[int] = set()
@@ -50,9 +54,12 @@ def jvm_message(exc: BaseException) -> str | None:
                 cause = java.getCause()
                 if cause is not None and message.startswith("Multiple failures in stage"):
                     message = f"{message} First failure: {cause.getMessage()}"
-                elif cause is not None and message.startswith("[TASK_WRITE_FAILED]"):
-                    # the write failed because the query did (e.g. a raise_error): say why
-                    message = f"{message} Cause: {cause.getMessage()}"
+                elif cause is not None and message.startswith(_WRAPPERS):
+                    # the write or subquery failed because the query did (e.g. a
+                    # raise_error): say why
+                    while cause.getCause() is not None:
+                        cause = cause.getCause()
+                    message = f"{message.strip()} Cause: {cause.getMessage()}"
                 return message
             except Exception:  # the JVM may be gone
                 return None

@@ -3,13 +3,10 @@
     wrapped in the automatic output filter on `time_column`, written with the file format's
     strategy (strategies/time_range_<format>.sql) and then recorded as processed. -#}
 
-{% materialization incremental_by_time_range, adapter='vulcan', supported_languages=['sql'] %}
+{% materialization incremental_by_time_range, adapter='vulcan', supported_languages=['sql', 'python'] %}
   {%- set kind = 'incremental_by_time_range' -%}
-  {%- set cfg = adapter.vulcan_model_config(model, kind) -%}
-  {%- set target_relation = this.incorporate(type='table') -%}
-  {%- set existing_relation = load_cached_relation(this) -%}
-  {%- set full_refresh = should_full_refresh() and existing_relation is not none -%}
-  {% do vulcan_check_full_refresh(cfg, full_refresh) %}
+  {%- set begin = vulcan_begin(kind) -%}
+  {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}
   {#- static safety analysis of the SQL: refusals raise here, before anything is touched
       (not under --empty: dbt then rewrites every ref to `... limit 0`, and nothing is written) -#}
   {%- if not flags.EMPTY -%}
@@ -17,7 +14,7 @@
       {% do exceptions.warn(warning) %}
     {%- endfor -%}
   {%- endif -%}
-  {%- set rebuild = existing_relation is none or full_refresh or existing_relation.type != 'table' -%}
+  {%- set rebuild = begin.rebuild -%}
 
   {{ run_hooks(pre_hooks) }}
 

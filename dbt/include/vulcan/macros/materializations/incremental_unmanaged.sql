@@ -3,14 +3,11 @@
     1970-01-01 .. now). A restatement is a full rebuild (--full-refresh), refused with
     disable_restatement or forward_only. Written with strategies/unmanaged.sql. -#}
 
-{% materialization incremental_unmanaged, adapter='vulcan', supported_languages=['sql'] %}
+{% materialization incremental_unmanaged, adapter='vulcan', supported_languages=['sql', 'python'] %}
   {%- set kind = 'incremental_unmanaged' -%}
-  {%- set cfg = adapter.vulcan_model_config(model, kind) -%}
-  {%- set target_relation = this.incorporate(type='table') -%}
-  {%- set existing_relation = load_cached_relation(this) -%}
-  {%- set full_refresh = should_full_refresh() and existing_relation is not none -%}
-  {% do vulcan_check_full_refresh(cfg, full_refresh) %}
-  {%- set rebuild = existing_relation is none or full_refresh or existing_relation.type != 'table' -%}
+  {%- set begin = vulcan_begin(kind) -%}
+  {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}
+  {%- set rebuild = begin.rebuild -%}
   {% do _vulcan_whole_table_only(kind) %}
 
   {{ run_hooks(pre_hooks) }}

@@ -10,13 +10,16 @@
   {%- set state = vulcan_state_relation() -%}
   {%- set stage = state.incorporate(path={'identifier': state.identifier ~ '__compact'}) -%}
   {%- set rows = adapter.vulcan_compact_rows() -%}
-  {% do run_query('drop table if exists ' ~ stage) %}
-  {% do run_query('create table ' ~ stage ~ ' like ' ~ state) %}
+  {%- set drop_stage = 'drop table if exists ' ~ stage ~ (' purge' if vulcan_state_file_format() == 'iceberg' else '') -%}
+  {% do run_query(drop_stage) %}
+  {%- for statement in vulcan_create_state_table_sql(stage) -%}
+    {% do run_query(statement) %}
+  {%- endfor -%}
   {%- if rows.values_sql -%}
     {% do run_query('insert into ' ~ stage ~ ' values ' ~ rows.values_sql) %}
   {%- endif -%}
   {% do run_query('insert overwrite table ' ~ state ~ ' select * from ' ~ stage) %}
-  {% do run_query('drop table if exists ' ~ stage) %}
+  {% do run_query(drop_stage) %}
   {% do adapter.vulcan_compacted(rows) %}
   {{ print('Compacted the state log: ' ~ rows.before ~ ' rows -> ' ~ rows.after ~ ' rows') }}
 {% endmacro %}

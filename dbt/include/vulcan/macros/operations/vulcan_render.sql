@@ -16,7 +16,11 @@
     {%- set compiled = adapter.vulcan_compiled_code(node) -%}
     {%- set time_type = plan.time_type or node.config.get('time_data_type') or 'date' -%}
     {{ print('-- ' ~ node.name ~ ' [' ~ kind ~ ']: ' ~ plan.batches | length ~ ' batch(es)') }}
-    {%- for batch in plan.batches -%}
+    {%- if node.language == 'python' -%}
+      {#- its SQL is a view of the DataFrame model() returns: only a run computes it -#}
+      {{ print('-- a Python model: each batch calls model(dbt, session) with dbt.vulcan set to: ' ~ plan.batches | map(attribute='label') | join(', ')) }}
+    {%- endif -%}
+    {%- for batch in (plan.batches if node.language != 'python' else []) -%}
       {%- set rendered = adapter.vulcan_batch_sql(node, kind, compiled, batch, time_type, plan.execution_time) -%}
       {{ print('-- [' ~ batch.index ~ '/' ~ batch.count ~ '] ' ~ batch.label) }}
       {{ print(rendered.sql ~ ';') }}

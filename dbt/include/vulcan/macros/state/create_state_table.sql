@@ -1,10 +1,12 @@
-{% macro vulcan_create_state_table_sql() %}
-  {{ return(adapter.dispatch('vulcan_create_state_table_sql', 'dbt')()) }}
+{#- The statements that create the state table, or `relation` with the same columns and format
+    (vulcan_compact's stage: `create table .. like` would not keep an Iceberg or Delta format). -#}
+{% macro vulcan_create_state_table_sql(relation=none) %}
+  {{ return(adapter.dispatch('vulcan_create_state_table_sql', 'dbt')(relation)) }}
 {% endmacro %}
 
-{% macro default__vulcan_create_state_table_sql() %}
-  {%- set state = vulcan_state_relation() -%}
-  {%- set file_format = var('vulcan_state_file_format', target.state_file_format or 'parquet') -%}
+{% macro default__vulcan_create_state_table_sql(relation=none) %}
+  {%- set state = relation if relation is not none else vulcan_state_relation() -%}
+  {%- set file_format = vulcan_state_file_format() -%}
   {%- set create_schema -%}
     create schema if not exists {{ state.schema }}
   {%- endset -%}

@@ -12,14 +12,5 @@
     {%- endcall %}
     {{ return(none) }}
   {%- endif -%}
-  {%- set stage = args.relation.incorporate(path={'identifier': args.relation.identifier ~ '__vulcan_stage'}) -%}
-  {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
-  {% call statement('vulcan_stage') -%}
-    create table {{ stage }} using parquet as
-    {{ args.sql }}
-  {%- endcall %}
-  {% call statement('main') -%}
-    insert overwrite table {{ args.relation }} by name select * from {{ stage }}
-  {%- endcall %}
-  {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
+  {% do _vulcan_overwrite_from_stage(args.relation, args.sql) %}
 {% endmacro %}

@@ -32,24 +32,11 @@
 {% endmacro %}
 
 {% macro _vulcan_time_range_staged_rewrite(args) %}
-  {%- set stage = args.relation.incorporate(path={'identifier': args.relation.identifier ~ '__vulcan_stage'}) -%}
   {% if args.batch.index == 1 %}
     {{ log('Warning: ' ~ args.relation ~ ' is a parquet table not partitioned by its time column '
            ~ args.cfg.time_column ~ '; each batch rewrites the whole table. Partition it by '
            ~ args.cfg.time_column ~ ' or use file_format delta/iceberg.', info=True) }}
   {% endif %}
   {% if args.dirty %}{% do vulcan_record_intervals(args.removed_rows) %}{% endif %}
-  {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
-  {% call statement('vulcan_stage_keep') -%}
-    create table {{ stage }} using parquet as
-    select * from {{ args.relation }} where not coalesce({{ args.filter }}, false)
-  {%- endcall %}
-  {% call statement('vulcan_stage_add') -%}
-    insert into {{ stage }} by name
-    {{ args.sql }}
-  {%- endcall %}
-  {% call statement('main') -%}
-    insert overwrite table {{ args.relation }} by name select * from {{ stage }}
-  {%- endcall %}
-  {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
+  {% do _vulcan_overwrite_from_stage(args.relation, 'select * from ' ~ args.relation ~ ' where not coalesce(' ~ args.filter ~ ', false)', args.sql) %}
 {% endmacro %}

@@ -3,6 +3,22 @@
     (delta/iceberg atomically replace an existing table; parquet drops and recreates it).
     Returns true when the table was (re)created. -#}
 
+{#- The start of every materializing kind: the validated config (every problem at once, before
+    anything runs), the target, the existing relation, and whether the run rebuilds the table
+    (none yet, a --full-refresh the model allows, or a view in its place). -#}
+{% macro vulcan_begin(kind) %}
+  {%- set cfg = adapter.vulcan_model_config(model, kind) -%}
+  {%- set existing_relation = load_cached_relation(this) -%}
+  {%- set full_refresh = should_full_refresh() and existing_relation is not none -%}
+  {% do vulcan_check_full_refresh(cfg, full_refresh) %}
+  {{ return({
+    'cfg': cfg,
+    'target_relation': this.incorporate(type='table'),
+    'existing_relation': existing_relation,
+    'rebuild': existing_relation is none or full_refresh or existing_relation.type != 'table',
+  }) }}
+{% endmacro %}
+
 {% macro vulcan_check_full_refresh(cfg, full_refresh) %}
   {%- if full_refresh and cfg.forward_only -%}
     {{ exceptions.raise_compiler_error("Model '" ~ model.name ~ "' is forward_only: --full-refresh would rebuild its history. Restate a range instead (vulcan_restate), or set forward_only: false.") }}

@@ -5,7 +5,16 @@
 
     A strategy is a macro `vulcan_<kind>_<file_format>(args)`; `args` holds relation, model,
     cfg, batch, sql, query (unwrapped), filter, time_type, dirty, removed_rows, plan, plus the
-    entries of `extra` (a kind's own per-run values). -#}
+    entries of `extra` (a kind's own per-run values).
+
+    A model with audits (or grains) first stages each batch's rows in a table and audits them
+    (utils/audits.sql); a failing blocking audit raises before the strategy runs,
+    so neither the table nor the state log is touched. The strategy then gets
+    `args.sql = select * from <stage>`: the batch is computed once. Without audits the loop
+    runs no extra statement.
+
+    A Python model's batch SQL reads the temporary view of the DataFrame it returned for the
+    batch (utils/python_batch.sql); the views are dropped after each batch. -#}
 
 {% macro vulcan_run_batches(kind, strategy_kind, relation, plan, cfg, time_type, projection=none, action='insert', extra=none) %}
   {{ return(adapter.dispatch('vulcan_run_batches', 'dbt')(kind, strategy_kind, relation, plan, cfg, time_type, projection, action, extra)) }}
@@ -15,13 +24,19 @@
   {%- set strategy = adapter.vulcan_strategy_macro(context, strategy_kind, cfg.file_format) -%}
   {%- set details = tojson({'time_type': time_type}) -%}
   {%- set run_batches = [] if flags.EMPTY else plan.batches -%}
+  {%- set stage = _vulcan_audit_stage_relation(relation) -%}
+  {%- set audits = adapter.vulcan_audits(model, kind, stage, context) if run_batches else [] -%}
   {%- for batch in run_batches -%}
     {%- set started = modules.datetime.datetime.now() -%}
     {%- set rendered = adapter.vulcan_batch_sql(model, kind, compiled_code, batch, time_type, plan.execution_time, projection) -%}
+    {%- set batch_sql = rendered.sql -%}
+    {%- if audits -%}
+      {%- set batch_sql = vulcan_audit_batch(stage, audits, rendered.sql, batch, loop.first, cfg.file_format) -%}
+    {%- endif -%}
     {%- set interval = [[batch.start, batch.end]] -%}
     {%- set args = {
       'relation': relation, 'model': model, 'cfg': cfg, 'batch': batch, 'plan': plan,
-      'sql': rendered.sql, 'query': rendered.query, 'filter': rendered.filter,
+      'sql': batch_sql, 'query': rendered.query, 'filter': rendered.filter,
       'time_type': time_type, 'dirty': batch.dirty,
       'removed_rows': adapter.vulcan_state_rows(relation, model, interval, 'removed', plan.fingerprint) if batch.dirty else none,
     } -%}
@@ -30,8 +45,13 @@
     {%- if batch.tracked -%}
       {% do vulcan_record_intervals(adapter.vulcan_state_rows(relation, model, interval, 'processed', plan.fingerprint, details)) %}
     {%- endif -%}
+    {%- if audits -%}
+      {% do _vulcan_drop_audit_stage(stage, cfg.file_format) %}
+    {%- endif -%}
     {% do _vulcan_log_batch(relation, batch, action, started) %}
+    {% do _vulcan_python_release() %}
   {%- endfor -%}
+  {% do _vulcan_python_release() %}
   {%- if plan.fingerprint_changed and not run_batches -%}
     {{ log('Model ' ~ model.name ~ ' changed since its intervals were recorded; processed intervals are kept (restate them to recompute).', info=True) }}
   {%- endif -%}

@@ -27,20 +27,16 @@
 {% endmacro %}
 
 {% macro _vulcan_rewrite_to_schema(relation, select_list, cfg) %}
-  {%- if cfg.file_format in ('delta', 'iceberg') -%}
-    {%- set stage = relation.incorporate(path={'identifier': relation.identifier ~ '__vulcan_stage'}) -%}
-    {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
-    {% call statement('vulcan_stage') %}create table {{ stage }} using {{ cfg.file_format }} as select {{ select_list }} from {{ relation }}{% endcall %}
+  {%- set stage = _vulcan_stage_relation(relation) -%}
+  {%- set delta_or_iceberg = cfg.file_format in ('delta', 'iceberg') -%}
+  {% do _vulcan_stage_create(stage, 'select ' ~ select_list ~ ' from ' ~ relation, cfg.file_format if delta_or_iceberg else 'parquet') %}
+  {%- if delta_or_iceberg -%}
     {% do vulcan_create_empty_table(relation, 'select * from ' ~ stage, cfg, replace=true) %}
     {% call statement('vulcan_rewrite') %}insert into {{ relation }} select * from {{ stage }}{% endcall %}
-    {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
   {%- else -%}
-    {%- set stage = relation.incorporate(path={'identifier': relation.identifier ~ '__vulcan_stage'}) -%}
-    {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
-    {% call statement('vulcan_stage') %}create table {{ stage }} using parquet as select {{ select_list }} from {{ relation }}{% endcall %}
     {% do adapter.drop_relation(relation) %}
     {% do vulcan_create_empty_table(relation, 'select * from ' ~ stage, cfg) %}
     {% call statement('vulcan_rewrite') %}insert overwrite table {{ relation }} by name select * from {{ stage }}{% endcall %}
-    {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
   {%- endif -%}
+  {% do _vulcan_stage_drop(stage) %}
 {% endmacro %}

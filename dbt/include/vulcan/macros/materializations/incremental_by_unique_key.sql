@@ -1,0 +1,39 @@
+{#- INCREMENTAL_BY_UNIQUE_KEY: an upsert on `unique_key` (columns or SQL expressions). Each batch
+    inserts rows with new keys, updates rows whose key matches (every column, or as the
+    `when_matched` clauses say) and leaves rows whose key it lacks alone; `merge_filter` narrows
+    the match. Batches come from the shared planner: with `start` they are tracked intervals
+    (time tokens render per batch), without it one untracked batch. Restatement is full-history
+    only (vulcan_restate widens it; the next run rebuilds). The first batch after a (re)build is
+    a plain INSERT. Rules and SQL: dbt/adapters/vulcan/merge.py; writes:
+    strategies/unique_key_<file_format>.sql. -#}
+
+{% materialization incremental_by_unique_key, adapter='vulcan', supported_languages=['sql', 'python'] %}
+  {%- set kind = 'incremental_by_unique_key' -%}
+  {%- set begin = vulcan_begin(kind) -%}
+  {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}
+  {#- unique_key, when_matched and merge_filter parse: bad ones raise before anything is touched -#}
+  {%- do adapter.vulcan_unique_key_check(model) -%}
+  {%- set rebuild = begin.rebuild -%}
+
+  {{ run_hooks(pre_hooks) }}
+
+  {% do vulcan_load_state() %}
+  {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, _vulcan_run_vars()) -%}
+  {%- set rebuild = plan.rebuild -%}
+  {%- set schema_sql = adapter.vulcan_schema_sql(model, kind, compiled_code, plan.execution_time) -%}
+  {%- set projection = none -%}
+
+  {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
+  {%- if not created and plan.fingerprint_changed -%}
+    {%- set projection = vulcan_apply_schema_change(target_relation, get_column_schema_from_query(schema_sql), cfg) -%}
+  {%- endif -%}
+
+  {#- target_created: the first batch writes into an empty table (a plain INSERT);
+      per_run: values a strategy computes once per run (the parquet table's layout) -#}
+  {%- set extra = {'target_created': created, 'per_run': {}} -%}
+  {% do vulcan_run_batches(kind, 'unique_key', target_relation, plan, cfg, none, projection, 'upsert', extra) %}
+
+  {{ run_hooks(post_hooks) }}
+  {% do persist_docs(target_relation, model) %}
+  {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}

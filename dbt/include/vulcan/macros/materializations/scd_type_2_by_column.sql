@@ -1,0 +1,8 @@
+{#- SCD_TYPE_2_BY_COLUMN: history from comparing the watched `columns` ('*' = all) between runs;
+    a change is stamped with the execution time, or with the `updated_at_name` column of a
+    source that already holds history. Same flow as scd_type_2_by_time (shared macro in
+    materializations/scd_type_2_by_time.sql); rules in dbt/adapters/vulcan/scd2.py. -#}
+
+{% materialization scd_type_2_by_column, adapter='vulcan', supported_languages=['sql', 'python'] %}
+  {{ return(_vulcan_scd2_materialization('scd_type_2_by_column')) }}
+{% endmaterialization %}

@@ -1,0 +1,26 @@
+{#- SCD type 2 on Delta: the changes (current rows to close, new versions to insert) are
+    written to a small parquet stage table, then one MERGE applies them: it closes the
+    current rows of changed (and, with invalidate_hard_deletes, deleted) keys and inserts
+    their new versions; files holding only unchanged keys are not rewritten, and the MERGE is
+    atomic. The stage is needed because Delta materializes a MERGE source that reads
+    non-Delta tables or is not deterministic, and a materialized source cannot read the
+    MERGE's own target ("Table does not support reads"); it also computes the changes once.
+    A failure (e.g. a duplicate key) happens before the MERGE, with the table untouched.
+    A table created by this run is simply filled (first batch). -#}
+
+{% macro vulcan_scd2_delta(args) %}
+  {%- set empty = args.created and args.batch.index == 1 -%}
+  {%- if empty -%}
+    {% call statement('main') -%}
+      insert into {{ args.relation }}
+      {{ adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'rewrite', args.relation, args.sql, args.plan.execution_time, args.batch, true) }}
+    {%- endcall %}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set stage = _vulcan_stage_relation(args.relation, '__vulcan_changes') -%}
+  {% do _vulcan_stage_create(stage, adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'changes', args.relation, args.sql, args.plan.execution_time, args.batch)) %}
+  {% call statement('main') -%}
+    {{ adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'merge', args.relation, stage | string) }}
+  {%- endcall %}
+  {% do _vulcan_stage_drop(stage) %}
+{% endmacro %}

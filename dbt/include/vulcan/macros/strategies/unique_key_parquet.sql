@@ -1,0 +1,48 @@
+{#- incremental_by_unique_key on plain parquet tables, which cannot MERGE: a staged rewrite.
+
+    The stage holds the table's new content: a full outer join of the table and the batch on
+    the key, each column chosen per row (new key: the batch's; no match: the table's; match:
+    the batch's, or what the first `when_matched` clause whose condition holds says; DELETE
+    drops the row). Duplicate keys in the batch fail the stage, so the table is untouched.
+    Spark cannot overwrite a table it reads in the same statement, hence the stage; then
+    INSERT OVERWRITE swaps it in.
+
+    Partitioned (the table is created with dynamic partition overwrite): only the partitions
+    of the batch and of the rows its keys match are read and rewritten; a partition left with
+    no rows (keys moved away, DELETE) is dropped. Otherwise the whole table is rewritten.
+
+    Statements per batch: create stage, [partitioned: list emptied partitions, rarely drop
+    them], insert overwrite, drop stage; once per run: describe the table, drop a stale stage.
+    The first batch into a just-created table is one INSERT. -#}
+
+{% macro vulcan_unique_key_parquet(args) %}
+  {%- if args.target_created and args.batch.index == 1 -%}
+    {% call statement('main') -%}
+      insert into {{ args.relation }} by name
+      {{ adapter.vulcan_unique_key_sql(args.model, 'rows', args.relation, args.batch, args.plan.execution_time, args.sql) }}
+    {%- endcall %}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set stage = _vulcan_stage_relation(args.relation) -%}
+  {%- set per_run = args.per_run -%}
+  {%- set first_of_run = 'describe' not in per_run -%}
+  {%- if first_of_run -%}
+    {% do per_run.update({'describe': run_query('describe table extended ' ~ args.relation)}) %}
+  {%- endif -%}
+  {%- set upsert = adapter.vulcan_unique_key_parquet(args.model, args.relation, stage, per_run.describe, args.batch, args.plan.execution_time, args.sql) -%}
+  {%- if upsert.partitioned and not upsert.scoped and 'warned' not in per_run -%}
+    {% do per_run.update({'warned': true}) %}
+    {{ log('Warning: ' ~ args.relation ~ ' is partitioned without dynamic partition overwrite (it was not created by dbt-vulcan); each batch rewrites the whole table. Rebuild it (--full-refresh) to rewrite only the partitions a batch touches.', info=True) }}
+  {%- endif -%}
+  {% do _vulcan_stage_create(stage, upsert.stage_select, drop_first=first_of_run) %}
+  {%- if upsert.emptied_partitions -%}
+    {%- set drop_sql = adapter.vulcan_drop_partitions_sql(args.relation, per_run.describe, run_query(upsert.emptied_partitions)) -%}
+    {%- if drop_sql -%}
+      {% call statement('vulcan_drop_partitions') %}{{ drop_sql }}{% endcall %}
+    {%- endif -%}
+  {%- endif -%}
+  {% call statement('main') -%}
+    {{ upsert.overwrite }}
+  {%- endcall %}
+  {% do _vulcan_stage_drop(stage) %}
+{% endmacro %}
