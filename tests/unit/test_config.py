@@ -140,3 +140,19 @@ def test_unset_dbt_keys_are_ignored() -> None:
     # dbt lists every config key it knows, unset ones as None
     cfg = validate("m", TIME_RANGE, {**GOOD, "unique_key": None, "materialized": "x"})
     assert cfg.unique_key == []
+
+
+def test_dbt_node_defaults_are_not_read_as_the_users_config() -> None:
+    """dbt-core gives every node `lookback: 1` (microbatch's default); dbt-vulcan's default is
+    0, so the value counts only when the model, a properties file or dbt_project.yml set it."""
+    from dbt.adapters.vulcan.impl import _config_dict
+
+    base = {"materialized": "incremental_by_time_range", "time_column": "d", "lookback": 1}
+    assert "lookback" not in _config_dict({"config": base, "unrendered_config": {}})
+    assert _config_dict({"config": base, "unrendered_config": {"lookback": 1}})["lookback"] == 1
+    assert _config_dict({"config": base, "config_call_dict": {"lookback": 1}})["lookback"] == 1
+    assert _config_dict({"config": {**base, "lookback": 3}})["lookback"] == 3
+    cfg = validate("m", "incremental_by_time_range", {**base, "start": "2025-01-01"})
+    assert cfg.lookback == 1  # validate() reads what it is given
+    stripped = _config_dict({"config": {**base, "start": "2025-01-01"}})
+    assert validate("m", "incremental_by_time_range", stripped).lookback == 0

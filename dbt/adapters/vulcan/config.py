@@ -89,8 +89,6 @@ REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
 ALL_VULCAN_KEYS = set().union(*KIND_KEYS.values())
 # dbt-vulcan keys that no kind of ours uses, but that a typo must not be mistaken for
 _DBT_KEYS = {"partition_by", "file_format", "incremental_strategy", "full_refresh"}
-# dbt-core gives every node these config values (microbatch's `lookback` defaults to 1)
-_DBT_DEFAULTS: dict[str, Any] = {"lookback": 1}
 
 
 def kind_owner(key: str) -> list[str]:
@@ -237,8 +235,6 @@ def _unknown_keys(kind: str, config: Mapping[str, Any], errors: _Collector) -> N
     allowed = KIND_KEYS[kind]
     for key in sorted(config):
         if key in allowed or config[key] is None:  # dbt lists unset keys as None
-            continue
-        if key in _DBT_DEFAULTS and config[key] == _DBT_DEFAULTS[key]:
             continue
         owners = kind_owner(key)
         if owners:
@@ -392,7 +388,7 @@ def _scheduling(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector)
         if cfg.start and cfg.end and parse_time(cfg.start, "start") >= parse_time(cfg.end, "end"):
             errors.add(f"start: {start!r} is not before end {end!r}")
     cfg.allow_partials = _as_bool(config.get("allow_partials"), "allow_partials", errors, False)
-    if "lookback" in KIND_KEYS[cfg.kind]:  # not dbt's microbatch default on other kinds
+    if "lookback" in KIND_KEYS[cfg.kind]:
         cfg.lookback = _as_int(config.get("lookback"), "lookback", errors, 0) or 0
     cfg.batch_size = _as_int(config.get("batch_size"), "batch_size", errors, 1)
     schedule = errors.check(

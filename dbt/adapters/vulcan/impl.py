@@ -94,11 +94,27 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     return getattr(obj, key, default)
 
 
+# config values dbt-core gives every node whether the user set them or not (microbatch's
+# `lookback` is 1 by default; dbt-vulcan's `lookback` is 0 unless set)
+_DBT_NODE_DEFAULTS: dict[str, Any] = {"lookback": 1}
+
+
 def _config_dict(model: Any) -> dict[str, Any]:
+    """A model's config as the user wrote it: dbt's own defaults for keys that dbt-vulcan
+    reads differently are dropped unless the model, a properties file or dbt_project.yml set
+    them (they are then in the node's unrendered config)."""
     config = _get(model, "config", {}) or {}
     if not isinstance(config, Mapping):
         config = config.to_dict() if hasattr(config, "to_dict") else dict(config)
-    return dict(config)
+    config = dict(config)
+    set_by_user = {
+        **(_get(model, "unrendered_config", {}) or {}),
+        **(_get(model, "config_call_dict", {}) or {}),
+    }
+    for key, default in _DBT_NODE_DEFAULTS.items():
+        if key in config and config[key] == default and key not in set_by_user:
+            del config[key]
+    return config
 
 
 class VulcanAdapter(SparkAdapter):
