@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 PYTEST := $(PY) -m pytest
 
-.PHONY: setup example test lint unit functional integration
+.PHONY: setup example test lint unit functional integration bench bench-quick
 
 setup:
 	bash scripts/bootstrap.sh
@@ -30,3 +30,11 @@ integration: setup
 	bash integration_project/run.sh parquet
 
 test: lint unit functional integration
+
+# Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
+# raw Spark, written to docs/benchmarks.md; the quick mode is a small smoke run.
+bench: setup
+	$(PY) benchmarks/run.py
+
+bench-quick: setup
+	$(PY) benchmarks/run.py --quick

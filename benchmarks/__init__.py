@@ -1,0 +1,2 @@
+"""Reproducible performance comparisons of dbt-vulcan against dbt-spark's own strategies and
+raw Spark SQL: `.venv/bin/python benchmarks/run.py [--quick]` (see docs/benchmarks.md)."""

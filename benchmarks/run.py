@@ -1,0 +1,125 @@
+"""dbt-vulcan benchmarks: `.venv/bin/python benchmarks/run.py [--quick]`.
+
+Generates the data, runs every scenario side by side in one fixed order (P1, P3, P2 per
+repetition, then P5, in a parquet SparkSession; then SCD type 2 in a Delta SparkSession),
+checks that every system produced the same table, and writes the report (docs/benchmarks.md;
+with --quick, <workdir>/benchmarks-quick.md). Exits 1 when outputs differ or a run fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.generate import FULL, QUICK, Size  # noqa: E402
+from benchmarks.report import machine, write_report  # noqa: E402
+
+WORKERS = ("parquet", "delta")
+
+
+def _size(args: argparse.Namespace) -> Size:
+    size = QUICK if args.quick else FULL
+    if args.repeat:
+        size = Size(**{**size.__dict__, "repeats": args.repeat})
+    return size
+
+
+def run_worker(fmt: str, size: Size, workdir: Path, out: Path, microbatch_repeats: int) -> None:
+    """One worker: a SparkSession of format `fmt` in this process, its scenarios, JSON out."""
+    from benchmarks import scenarios
+    from tests.spark_targets import server_side_parameters
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    params = server_side_parameters(fmt, workdir)
+    worker = scenarios.parquet_worker if fmt == "parquet" else scenarios.delta_worker
+    started = time.perf_counter()
+    rec = scenarios.Recorder()
+    try:
+        result = worker(size, workdir, params, rec, microbatch_repeats)
+    except Exception as exc:  # reported with the runs so far, and the exit code says it
+        print(f"{fmt} worker failed: {exc!r}", file=sys.stderr, flush=True)
+        rec.problems.append(f"{fmt} worker failed: {exc!r}")
+        result = rec.result()
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    out.write_text(json.dumps(result, indent=1, default=str))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small data, one repetition (CI)")
+    parser.add_argument("--repeat", type=int, default=0, help="repetitions (default 3; quick 1)")
+    parser.add_argument(
+        "--microbatch-repeat",
+        type=int,
+        default=0,
+        help="P1/P2 microbatch repetitions (default all)",
+    )
+    parser.add_argument("--report-from", type=Path, help="only write the report from results.json")
+    parser.add_argument("--workdir", type=Path, help="default: a new temporary directory")
+    parser.add_argument("--out", type=Path, help="the report (markdown)")
+    parser.add_argument("--only", choices=WORKERS, action="append", help="run only this worker")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--worker", choices=WORKERS, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    size = _size(args)
+    microbatch_repeats = args.microbatch_repeat or size.repeats
+
+    if args.worker:
+        out = args.workdir / f"{args.worker}.json"
+        run_worker(args.worker, size, args.workdir / args.worker, out, microbatch_repeats)
+        return 0
+    if args.report_from:
+        saved: dict[str, Any] = json.loads(args.report_from.read_text())
+        meta = saved.pop("_meta")
+        out = args.out or ROOT / "docs" / "benchmarks.md"
+        problems = write_report(out, saved, size, meta, microbatch_repeats)
+        print(f"report: {out}")
+        return 1 if problems else 0
+
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix=f"vulcan-bench-{size.name}-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    default = workdir / "benchmarks-quick.md" if args.quick else ROOT / "docs" / "benchmarks.md"
+    out = args.out or default
+    command = "make bench-quick" if args.quick else "make bench"
+    print(f"benchmarks ({size.name}) in {workdir}", flush=True)
+    results: dict[str, Any] = {}
+    started = time.perf_counter()
+    for fmt in args.only or WORKERS:
+        print(f"== {fmt} worker", flush=True)
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", fmt]
+        cmd += ["--workdir", str(workdir)] + (["--quick"] if args.quick else [])
+        cmd += ["--repeat", str(size.repeats), "--microbatch-repeat", str(microbatch_repeats)]
+        code = subprocess.call(cmd, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        path = workdir / f"{fmt}.json"
+        if path.exists():
+            results[fmt] = json.loads(path.read_text())
+        else:
+            results[fmt] = {"runs": [], "checks": [], "problems": [f"{fmt} worker exited {code}"]}
+    meta = {**machine(), "command": " ".join(["benchmarks/run.py", *(argv or sys.argv[1:])])}
+    meta |= {"make": command, "total_seconds": round(time.perf_counter() - started)}
+    problems = write_report(out, results, size, meta, microbatch_repeats)
+    dump = {**results, "_meta": meta}
+    (workdir / "results.json").write_text(json.dumps(dump, indent=1, default=str))
+    print(f"report: {out}; raw results: {workdir / 'results.json'} ({meta['total_seconds']} s)")
+    if not args.keep and not args.workdir:
+        for fmt in WORKERS:
+            shutil.rmtree(workdir / fmt, ignore_errors=True)
+    for problem in problems:
+        print(f"PROBLEM: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
