@@ -6,11 +6,16 @@
     forward_only. Written with strategies/partition_<format>.sql. -#}
 
 {% materialization incremental_by_partition, adapter='vulcan', supported_languages=['sql', 'python'] %}
-  {%- set kind = 'incremental_by_partition' -%}
+  {{ return(_vulcan_whole_table_materialization('incremental_by_partition', 'partition', 'replace partitions')) }}
+{% endmaterialization %}
+
+{#- The kinds without interval state (incremental_by_partition, incremental_unmanaged): each run
+    computes the whole query once and hands it to the kind's strategy. -#}
+{% macro _vulcan_whole_table_materialization(kind, strategy_kind, action) %}
   {%- set begin = vulcan_begin(kind) -%}
   {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}
   {%- set rebuild = begin.rebuild -%}
-  {%- if not rebuild -%}
+  {%- if strategy_kind == 'partition' and not rebuild -%}
     {% do _vulcan_check_partition_layout(target_relation, cfg) %}
   {%- endif -%}
   {% do _vulcan_whole_table_only(kind) %}
@@ -26,12 +31,12 @@
     {%- set projection = vulcan_apply_schema_change(target_relation, get_column_schema_from_query(schema_sql), cfg) -%}
   {%- endif -%}
 
-  {% do vulcan_run_batches(kind, 'partition', target_relation, plan, cfg, none, projection, 'replace partitions') %}
+  {% do vulcan_run_batches(kind, strategy_kind, target_relation, plan, cfg, none, projection, action) %}
 
   {{ run_hooks(post_hooks) }}
   {% do persist_docs(target_relation, model) %}
   {{ return({'relations': [target_relation]}) }}
-{% endmaterialization %}
+{% endmacro %}
 
 {#- The kinds without interval state recompute their whole query; a range given with
     vulcan_start/vulcan_end does not apply to them (a restatement is --full-refresh). -#}
