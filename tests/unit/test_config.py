@@ -156,3 +156,11 @@ def test_dbt_node_defaults_are_not_read_as_the_users_config() -> None:
     assert cfg.lookback == 1  # validate() reads what it is given
     stripped = _config_dict({"config": {**base, "start": "2025-01-01"}})
     assert validate("m", "incremental_by_time_range", stripped).lookback == 0
+
+
+def test_dbt_default_lookback_on_a_kind_without_lookback_is_not_an_error() -> None:
+    """Graph nodes read by the run-operations carry dbt's `lookback: 1` on every kind."""
+    cfg = validate("m", "scd_type_2_by_time", {"unique_key": "id", "lookback": 1})
+    assert cfg.lookback == 0
+    with pytest.raises(VulcanConfigError, match="lookback: not an option"):
+        validate("m", "scd_type_2_by_time", {"unique_key": "id", "lookback": 3})

@@ -91,6 +91,11 @@ ALL_VULCAN_KEYS = set().union(*KIND_KEYS.values())
 _DBT_KEYS = {"partition_by", "file_format", "incremental_strategy", "full_refresh"}
 
 
+# config values dbt-core gives every node whether the user set them or not (microbatch's
+# `lookback` is 1 by default; dbt-vulcan's `lookback` is 0 unless set)
+DBT_NODE_DEFAULTS: dict[str, Any] = {"lookback": 1}
+
+
 def kind_owner(key: str) -> list[str]:
     """The kinds that accept `key`."""
     return [kind for kind in KINDS if key in KIND_KEYS[kind]]
@@ -236,6 +241,8 @@ def _unknown_keys(kind: str, config: Mapping[str, Any], errors: _Collector) -> N
     for key in sorted(config):
         if key in allowed or config[key] is None:  # dbt lists unset keys as None
             continue
+        if key in DBT_NODE_DEFAULTS and config[key] == DBT_NODE_DEFAULTS[key]:
+            continue  # dbt's own default on a graph node, not the user's setting
         owners = kind_owner(key)
         if owners:
             errors.add(

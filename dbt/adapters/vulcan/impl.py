@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -94,11 +95,6 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     return getattr(obj, key, default)
 
 
-# config values dbt-core gives every node whether the user set them or not (microbatch's
-# `lookback` is 1 by default; dbt-vulcan's `lookback` is 0 unless set)
-_DBT_NODE_DEFAULTS: dict[str, Any] = {"lookback": 1}
-
-
 def _config_dict(model: Any) -> dict[str, Any]:
     """A model's config as the user wrote it: dbt's own defaults for keys that dbt-vulcan
     reads differently are dropped unless the model, a properties file or dbt_project.yml set
@@ -111,7 +107,7 @@ def _config_dict(model: Any) -> dict[str, Any]:
         **(_get(model, "unrendered_config", {}) or {}),
         **(_get(model, "config_call_dict", {}) or {}),
     }
-    for key, default in _DBT_NODE_DEFAULTS.items():
+    for key, default in model_config.DBT_NODE_DEFAULTS.items():
         if key in config and config[key] == default and key not in set_by_user:
             del config[key]
     return config
@@ -270,11 +266,28 @@ class VulcanAdapter(SparkAdapter):
         except DbtRuntimeError as exc:
             if not any(marker in str(exc) for marker in TABLE_NOT_FOUND):
                 raise
-            for sql in create_sqls:
-                self.execute(sql)
-            self._vulcan_state.load([])
-            return
+            if self._create_state_table(create_sqls):
+                self._vulcan_state.load([])
+                return
+            # another dbt process created it at the same moment: read what it holds now
+            _, table = self.execute(read_sql, fetch=True)
         self._vulcan_state.load(row_from_record(tuple(r)) for r in table.rows)
+
+    def _create_state_table(self, create_sqls: list[str], attempts: int = 3) -> bool:
+        """Run the CREATE ... IF NOT EXISTS statements of the state table; True when they
+        succeeded at once. Two dbt processes creating it at the same moment race: the
+        metastore or Delta refuses the loser's CREATE, which then succeeds on a retry (it
+        exists by then), and the caller reads the table instead of assuming it empty."""
+        for attempt in range(attempts):
+            try:
+                for sql in create_sqls:
+                    self.execute(sql)
+                return attempt == 0
+            except DbtRuntimeError:
+                if attempt == attempts - 1:
+                    raise
+                time.sleep(0.5 * (attempt + 1))
+        return False
 
     @available
     def vulcan_state_rows(
