@@ -2,7 +2,9 @@
 PY := .venv/bin/python
 PYTEST := $(PY) -m pytest
 
-.PHONY: setup example test lint unit functional integration bench bench-quick
+.PHONY: setup example test lint unit functional functional-parquet functional-delta \
+	functional-iceberg integration integration-parquet integration-delta thrift test-lane-1 \
+	test-lane-2 bench bench-quick
 
 setup:
 	bash scripts/bootstrap.sh
@@ -19,17 +21,63 @@ lint: setup
 unit: setup
 	$(PYTEST) tests/unit -q
 
-# One pytest process (one SparkSession) per table format.
-functional: setup
+# One pytest process (one SparkSession) per table format. The reliability tests run on
+# parquet here and on Delta in `make thrift` (kill -9, concurrent processes), not three times.
+functional: functional-parquet functional-delta functional-iceberg
+
+functional-parquet: setup
 	$(PYTEST) tests/functional -q --profile parquet
-	$(PYTEST) tests/functional -q --profile delta
-	$(PYTEST) tests/functional -q --profile iceberg --ignore tests/functional/adapter
 
-# The example project from a clean warehouse: every seed, model and equality test.
-integration: setup
-	bash integration_project/run.sh parquet
+functional-delta: setup
+	$(PYTEST) tests/functional -q --profile delta --ignore tests/functional/reliability
 
-test: lint unit functional integration
+functional-iceberg: setup
+	$(PYTEST) tests/functional -q --profile iceberg --ignore tests/functional/adapter \
+		--ignore tests/functional/reliability
+
+# method: thrift against a real Spark cluster: scripts/spark_server.sh starts a standalone
+# master and worker plus a Spark Thrift Server (Delta) on 127.0.0.1, runs the declared subset
+# below and stops them, also on failure. The subset covers every kind (time range, unique key,
+# partition, unmanaged, SCD2), the operations, the state log, the connection and the
+# reliability tests that need a server (kill -9 of dbt, two dbt processes of 4 threads at once
+# on one state table, credentials); the rest of the functional suite runs on the embedded
+# targets.
+KINDS := tests/functional/kinds
+THRIFT_TESTS := \
+	$(KINDS)/test_time_range.py::TestTimeRangeLifecycle::test_incremental_run_issues_one_write_and_one_state_append \
+	$(KINDS)/test_unique_key.py::TestBatched::test_batches_upsert_in_order_and_are_recorded \
+	$(KINDS)/test_partition.py::TestPartition::test_replaces_present_keys_keeps_absent_inserts_new \
+	$(KINDS)/test_unmanaged.py::TestUnmanaged::test_appends_on_every_run_without_dedupe \
+	$(KINDS)/test_scd2.py::TestMenuByColumn \
+	tests/functional/test_operations.py \
+	tests/functional/test_state_log.py::TestStateLog::test_new_invocation_reads_back_what_was_recorded \
+	tests/functional/test_connection.py tests/functional/reliability
+
+thrift: setup
+	bash scripts/spark_server.sh run -- $(PYTEST) $(THRIFT_TESTS) -q --profile thrift
+
+# The example project from a clean warehouse: every seed, model and equality test; on parquet
+# built twice in a row (the second build runs every model incrementally), once on Delta.
+integration: integration-parquet integration-delta
+
+integration-parquet: setup
+	bash integration_project/run.sh parquet 2
+
+integration-delta: setup
+	bash integration_project/run.sh delta 1
+
+# Everything, in two lanes of Spark processes at once (the machine has 2 cores; most of a
+# functional test's time is one JVM's fixed per-statement cost): lint and unit tests first,
+# then parquet + thrift + the example project on parquet beside Delta (tests and example) +
+# Iceberg.
+test: lint unit
+	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
+
+test-lane-1: setup
+	$(MAKE) --no-print-directory -j1 functional-parquet thrift integration-parquet
+
+test-lane-2: setup
+	$(MAKE) --no-print-directory -j1 functional-delta integration-delta functional-iceberg
 
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark, written to docs/benchmarks.md; the quick mode is a small smoke run.

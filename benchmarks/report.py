@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import statistics
 import subprocess
 from importlib import metadata
@@ -19,9 +20,10 @@ from benchmarks.generate import Size
 README = """dbt-vulcan's speed is measured side by side with dbt-spark's own strategies
 (`microbatch`, `insert_overwrite`, `table`, `snapshot`) and with the same Spark statements
 issued raw, on seeded synthetic data, in one process per table format: `make bench` (about
-an hour on 2 cores) writes this page; `make bench-quick` (under 3 minutes, CI) runs every
-scenario on small data and fails when the systems' outputs differ. Absolute times depend on
-the machine; the ratios are what the targets are about."""
+half an hour on 2 cores) writes this page; `make bench-quick` (a few minutes; a smoke test,
+not part of `make test`) runs every scenario on small data. Both fail when the systems'
+outputs differ. Absolute times depend on the machine; the ratios are what the targets are
+about."""
 
 
 def _version(package: str) -> str:
@@ -115,6 +117,15 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else float("nan")
 
 
+def _statement_key(sql: str) -> str:
+    """A statement's first words, with what differs between repetitions (the schema of the
+    repetition, the dbt invocation in a stage table's name) made generic."""
+    text = " ".join(sql.split("*/", 1)[-1].split())
+    text = re.sub(r"\bbench_r\d+\b", "bench_rN", text)
+    text = re.sub(r"__vulcan_(stage|changes)_[0-9a-f]+", r"__vulcan_\1_<run>", text)
+    return text[:70]
+
+
 def _breakdown(results: dict[str, Any], scenario: str, system: str) -> list[str]:
     """Where dbt-vulcan's model time goes, median over runs: each statement by kind, and the
     rest (Jinja, planning, dbt's own work inside the model's timer)."""
@@ -125,7 +136,7 @@ def _breakdown(results: dict[str, Any], scenario: str, system: str) -> list[str]
     for run in runs:
         parts: dict[str, float] = {}
         for stmt in run.get("sql", []):
-            text = " ".join(stmt["sql"].split("*/", 1)[-1].split())[:70]
+            text = _statement_key(stmt["sql"])
             key = f"{stmt['category']}: `{text}`"
             parts[key] = parts.get(key, 0.0) + float(stmt.get("seconds", 0))
         parts["rest: Python, Jinja, planning"] = float(run["execution_time"]) - sum(parts.values())

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # Builds the integration project from a clean warehouse: every seed, model and test.
-#   bash integration_project/run.sh [parquet|delta|iceberg]     (default parquet)
-# The execution time is pinned, so every build computes the same intervals and rows.
-# Environment (all optional): VULCAN_WORKDIR (default integration_project/.spark, emptied
-# first), VULCAN_JARS_DIR (default .vulcan/jars), DBT (default .venv/bin/dbt), VULCAN_THREADS.
+#   bash integration_project/run.sh [parquet|delta|iceberg] [builds]   (default parquet 1)
+# The execution time is pinned, so every build computes the same intervals and rows. With
+# builds > 1 the same `dbt build` runs again on the warehouse the previous one left: every
+# model then runs incrementally and every equality test must still pass.
+# Environment (all optional): VULCAN_WORKDIR (default integration_project/.spark/<target>,
+# emptied first; dbt's target/ and logs/ are per target too, so two targets can build at once), VULCAN_JARS_DIR (default .vulcan/jars), DBT (default .venv/bin/dbt), VULCAN_THREADS.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 target=${1:-parquet}
+builds=${2:-1}
 case "$target" in
   parquet | delta | iceberg) ;;
-  *) echo "usage: $0 [parquet|delta|iceberg]" >&2; exit 2 ;;
+  *) echo "usage: $0 [parquet|delta|iceberg] [builds]" >&2; exit 2 ;;
+esac
+case "$builds" in
+  [1-9]) ;;
+  *) echo "usage: $0 [parquet|delta|iceberg] [builds]: builds is 1 to 9, not '$builds'" >&2; exit 2 ;;
 esac
 
 # A clean warehouse and metastore for every build; only a folder this script made is emptied.
-export VULCAN_WORKDIR=${VULCAN_WORKDIR:-$here/.spark}
+export VULCAN_WORKDIR=${VULCAN_WORKDIR:-$here/.spark/$target}
 marker="$VULCAN_WORKDIR/.vulcan-integration-workdir"
 if [ -d "$VULCAN_WORKDIR" ] && [ -n "$(ls -A "$VULCAN_WORKDIR")" ] && [ ! -f "$marker" ]; then
   echo "run.sh: $VULCAN_WORKDIR is not empty and was not made by run.sh; not deleting it" >&2
@@ -41,5 +48,9 @@ export VULCAN_LOG4J_CONFIG=${VULCAN_LOG4J_CONFIG:-$root/tests/log4j2.properties}
 
 dbt=${DBT:-$root/.venv/bin/dbt}
 cd "$here"
-exec "$dbt" build --project-dir "$here" --profiles-dir "$here" --target "$target" \
-  --vars '{vulcan_execution_time: "2025-04-30 06:00:00"}'
+for build in $(seq "$builds"); do
+  echo "run.sh: dbt build $build of $builds ($target)"
+  "$dbt" build --project-dir "$here" --profiles-dir "$here" --target "$target" \
+    --target-path "target/$target" --log-path "logs/$target" \
+    --vars '{vulcan_execution_time: "2025-04-30 06:00:00"}'
+done

@@ -24,6 +24,8 @@ from dbt.adapters.vulcan.state_cache import StateCache, now_utc
 
 PROJECTS = [core_project.PACKAGE_PATH, spark_project.PACKAGE_PATH, vulcan_project.PACKAGE_PATH]
 PREFIXES = ("vulcan", "spark", "default")
+INVOCATION_ID = "0123abcd-4567-89ab-cdef-0123456789ab"
+STAGE = "__vulcan_stage_0123abcd4567"  # the stage suffix of a table in this invocation
 
 
 class _Return(Exception):
@@ -44,6 +46,9 @@ class FakeResult:
     """What run_query returns: an agate-like table of rows."""
 
     rows: list[tuple[Any, ...]]
+
+    def __iter__(self) -> Any:
+        return iter(self.rows)
 
     @property
     def columns(self) -> list[Any]:
@@ -126,6 +131,7 @@ class Harness:
                 "tojson": __import__("json").dumps,
                 "flags": type("Flags", (), {"EMPTY": False})(),
                 "modules": get_context_modules(),
+                "invocation_id": INVOCATION_ID,
             }
         )
         fakes = {k: self.context[k] for k in ("statement", "run_query", "log", "print")}

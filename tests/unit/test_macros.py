@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.macro_harness import FakeResult, Harness, relation, squash
+from tests.unit.macro_harness import STAGE, FakeResult, Harness, relation, squash
 
 _HARNESS: Harness | None = None
 
@@ -84,12 +84,12 @@ def test_parquet_dirty_range_marks_removed_then_drops_its_partitions(h: Harness)
 def test_parquet_not_partitioned_by_time_is_a_staged_rewrite(h: Harness) -> None:
     h.call("vulcan_time_range_parquet", args(h, partition_cols=[]))
     assert h.statements == [
-        "drop table if exists s.t__vulcan_stage",
-        f"create table s.t__vulcan_stage using parquet as select * from s.t "
+        f"create table s.t{STAGE} using parquet as select * from s.t "
         f"where not coalesce({FILTER}, false)",
-        f"insert into s.t__vulcan_stage by name {SQL}",
-        "insert overwrite table s.t by name select * from s.t__vulcan_stage",
-        "drop table if exists s.t__vulcan_stage",
+        f"insert into s.t{STAGE} by name {SQL}",
+        f"alter table s.t{STAGE} set tblproperties ('vulcan.replay' = 'overwrite')",
+        f"insert overwrite table s.t by name select * from s.t{STAGE}",
+        f"drop table if exists s.t{STAGE}",
     ]
 
 
@@ -158,3 +158,59 @@ def test_strategy_lookup_lists_available_formats(h: Harness) -> None:
     )
     with pytest.raises(Exception, match="available: delta, iceberg, parquet"):
         adapter.vulcan_strategy_macro(h.context, "time_range", "hudi")
+
+
+class _Col:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _stale_stages(
+    h: Harness, monkeypatch: pytest.MonkeyPatch, stages: list[Any], columns: list[str]
+) -> None:
+    """What the adapter reports in recovery: the stale stages and the first one's columns."""
+    adapter = h.context["adapter"]
+    monkeypatch.setattr(adapter, "vulcan_stale_stages", lambda rel: stages, raising=False)
+    columns_of = lambda rel: [_Col(c) for c in columns]  # noqa: E731
+    monkeypatch.setattr(adapter, "get_columns_in_relation", columns_of, raising=False)
+    drop = lambda rel: h.statements.append(f"drop table if exists {rel}")  # noqa: E731
+    monkeypatch.setattr(adapter, "drop_relation", drop, raising=False)
+
+
+def test_recovery_replays_a_marked_stage_and_drops_an_unmarked_one(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marked = relation(identifier=f"t{STAGE}")
+    unmarked = relation(identifier="t__vulcan_changes_99aa00bb11cc")
+    _stale_stages(h, monkeypatch, [marked, unmarked], ["id", "amount", "__vulcan_marker"])
+    h.query_results[f"show tblproperties s.t{STAGE}"] = FakeResult(
+        [("transient_lastDdlTime", "1"), ("vulcan.replay", "overwrite")]
+    )
+    h.call("vulcan_recover_interrupted_write", relation(), CFG)
+    assert h.statements == [
+        f"show tblproperties s.t{STAGE}",
+        f"insert overwrite table s.t by name select `id`, `amount` from s.t{STAGE} "
+        "where not __vulcan_marker",
+        f"drop table if exists s.t{STAGE}",
+        "show tblproperties s.t__vulcan_changes_99aa00bb11cc",
+        "drop table if exists s.t__vulcan_changes_99aa00bb11cc",
+    ]
+
+
+def test_recovery_without_stale_stages_issues_nothing(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _stale_stages(h, monkeypatch, [], [])
+    h.call("vulcan_recover_interrupted_write", relation(), CFG)
+    assert h.statements == []
+
+
+def test_stage_of_one_table_only() -> None:
+    from dbt.adapters.vulcan.impl import is_stage_of
+
+    assert is_stage_of("Orders", "orders__vulcan_stage_0123abcd4567")
+    assert is_stage_of("orders", "orders__vulcan_changes_0123abcd4567")
+    assert not is_stage_of("orders", "orders__vulcan_stage")  # no run id
+    assert not is_stage_of("orders", "orders_v2__vulcan_stage_0123abcd4567")
+    assert not is_stage_of("ord", "orders__vulcan_stage_0123abcd4567")
+    assert not is_stage_of("orders", "orders__vulcan_stage_01_x")

@@ -19,7 +19,7 @@ from dbt.adapters.vulcan.merge import (
     parse_when_matched,
 )
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
-from tests.unit.macro_harness import FakeResult, Harness, relation, squash
+from tests.unit.macro_harness import STAGE, FakeResult, Harness, relation, squash
 
 KIND = "incremental_by_unique_key"
 SPEC_CLAUSES = [
@@ -384,10 +384,13 @@ def test_parquet_strategy_stages_and_swaps(h: Harness) -> None:
     h.query_results["describe table extended s.t"] = FakeResult(DESCRIBE)
     per_run: dict[str, Any] = {}
     h.call("vulcan_unique_key_parquet", strategy_args("parquet", per_run=per_run))
-    stage = "s.t__vulcan_stage"
-    assert h.statements[:2] == ["describe table extended s.t", f"drop table if exists {stage}"]
-    assert h.statements[2].startswith(f"create table {stage} using parquet as select case when")
-    assert h.statements[3:] == [
+    stage = f"s.t{STAGE}"
+    assert h.statements[0] == "describe table extended s.t"
+    assert h.statements[1].startswith(
+        f"create table {stage} using parquet tblproperties ('vulcan.replay' = 'overwrite') "
+        "as select case when"
+    )
+    assert h.statements[2:] == [
         f"insert overwrite table s.t by name select `product_id`, `price`, `category`, "
         f"`region` from {stage}",
         f"drop table if exists {stage}",
@@ -396,21 +399,21 @@ def test_parquet_strategy_stages_and_swaps(h: Harness) -> None:
     h.statements.clear()
     h.call("vulcan_unique_key_parquet", strategy_args("parquet", per_run=per_run))
     assert len(h.statements) == 3
-    assert h.statements[0].startswith(f"create table {stage} using parquet as")
+    assert h.statements[0].startswith(f"create table {stage} using parquet tblproperties")
 
 
 def test_parquet_strategy_drops_emptied_partitions(h: Harness) -> None:
     h.query_results["describe table extended s.t"] = FakeResult(PARTITIONED)
     emptied = (
         "select to_json(named_struct('region', cast(`region` as string))) as vulcan_partition "
-        "from s.t__vulcan_stage group by `region` having bool_and(__vulcan_marker)"
+        f"from s.t{STAGE} group by `region` having bool_and(__vulcan_marker)"
     )
     h.query_results[emptied] = FakeResult([('{"region": "us"}',)])
     h.call("vulcan_unique_key_parquet", strategy_args("parquet"))
-    assert h.statements[3:] == [
+    assert h.statements[2:] == [
         emptied,
         "alter table s.t drop if exists partition (`region` = 'us')",
         "insert overwrite table s.t by name select `product_id`, `price`, `category`, `region` "
-        "from s.t__vulcan_stage where not __vulcan_marker",
-        "drop table if exists s.t__vulcan_stage",
+        f"from s.t{STAGE} where not __vulcan_marker",
+        f"drop table if exists s.t{STAGE}",
     ]

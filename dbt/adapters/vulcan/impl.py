@@ -113,6 +113,18 @@ def _config_dict(model: Any) -> dict[str, Any]:
     return config
 
 
+STAGE_SUFFIXES = ("__vulcan_stage_", "__vulcan_changes_")
+
+
+def is_stage_of(table: str, name: str) -> bool:
+    """Whether `name` is a stage table of `table` (Spark identifiers are case-insensitive)."""
+    table, name = table.lower(), name.lower()
+    return any(
+        name.startswith(table + suffix) and name[len(table + suffix) :].isalnum()
+        for suffix in STAGE_SUFFIXES
+    )
+
+
 class VulcanAdapter(SparkAdapter):
     ConnectionManager: TypeAlias = VulcanConnectionManager  # type: ignore[assignment]
     AdapterSpecificConfigs: TypeAlias = VulcanConfig  # type: ignore[assignment]
@@ -132,9 +144,15 @@ class VulcanAdapter(SparkAdapter):
         """A query's columns with Spark's type names (`date`, `decimal(10,2)`) for every
         connection method. Over thrift, http and odbc the cursor describes columns with type
         codes only (`DATE_TYPE`, `DECIMAL_TYPE` without precision), so the query is described
-        by Spark instead (`DESCRIBE QUERY`: no data is read)."""
-        if self.config.credentials.method == "session":
-            return list(super().get_column_schema_from_query(sql))
+        by Spark instead (`DESCRIBE QUERY`: no data is read). In the embedded SparkSession
+        the query is only analysed (`spark.sql(sql).schema`): no statement, no Spark job."""
+        credentials = self.config.credentials
+        if credentials.method == "session":
+            session = python_models.spark_session(credentials.server_side_parameters)
+            return [
+                self.Column.create(field.name, field.dataType.simpleString())
+                for field in session.sql(sql).schema.fields
+            ]
         _, cursor = self.connections.add_select_query(f"describe query {sql}")
         return [
             self.Column.create(str(name), str(dtype))
@@ -150,6 +168,17 @@ class VulcanAdapter(SparkAdapter):
             return model_config.validate(name, kind, _config_dict(model))
         except VulcanConfigError as exc:
             raise CompilationError(str(exc)) from None
+
+    @available
+    def vulcan_stale_stages(self, relation: Any) -> list[Any]:
+        """The stage tables of `relation` (`<table>__vulcan_stage_<run>`,
+        `<table>__vulcan_changes_<run>`) that a stopped run left in its schema, from dbt's
+        relation cache when the schema is cached (no statement)."""
+        return [
+            found
+            for found in self.list_relations(relation.database, relation.schema)
+            if is_stage_of(str(relation.identifier), str(found.identifier))
+        ]
 
     @available
     def vulcan_model_config(self, model: Any, kind: str) -> dict[str, Any]:

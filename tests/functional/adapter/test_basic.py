@@ -1,7 +1,13 @@
-"""dbt-tests-adapter's base suites, passing with `type: vulcan` on each table format."""
+"""dbt-tests-adapter's base suites, passing with `type: vulcan`.
+
+They exercise dbt-spark's own materializations through the adapter, which do not depend on
+dbt-vulcan's table-format strategies: they run on the parquet target only (CI time). The
+suites whose behaviour does depend on the format (snapshots, merges) are in
+test_delta_suites.py and run on Delta."""
 
 from __future__ import annotations
 
+import pytest
 from dbt.tests.adapter.basic.test_adapter_methods import BaseAdapterMethod
 from dbt.tests.adapter.basic.test_base import BaseSimpleMaterializations
 from dbt.tests.adapter.basic.test_empty import BaseEmpty
@@ -10,6 +16,8 @@ from dbt.tests.adapter.basic.test_generic_tests import BaseGenericTests
 from dbt.tests.adapter.basic.test_incremental import BaseIncremental
 from dbt.tests.adapter.basic.test_singular_tests import BaseSingularTests
 from dbt.tests.adapter.basic.test_validate_connection import BaseValidateConnection
+
+pytestmark = pytest.mark.profile_only("parquet")
 
 
 class TestSimpleMaterializationsVulcan(BaseSimpleMaterializations):

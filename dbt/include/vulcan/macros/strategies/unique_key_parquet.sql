@@ -11,8 +11,9 @@
     of the batch and of the rows its keys match are read and rewritten; a partition left with
     no rows (keys moved away, DELETE) is dropped. Otherwise the whole table is rewritten.
 
-    Statements per batch: create stage, [partitioned: list emptied partitions, rarely drop
-    them], insert overwrite, drop stage; once per run: describe the table, drop a stale stage.
+    Statements per batch: create stage (marked for replay, see utils/stage.sql),
+    [partitioned: list emptied partitions, rarely drop them], insert overwrite, drop stage;
+    once per run: describe the table.
     The first batch into a just-created table is one INSERT. -#}
 
 {% macro vulcan_unique_key_parquet(args) %}
@@ -25,8 +26,7 @@
   {%- endif -%}
   {%- set stage = _vulcan_stage_relation(args.relation) -%}
   {%- set per_run = args.per_run -%}
-  {%- set first_of_run = 'describe' not in per_run -%}
-  {%- if first_of_run -%}
+  {%- if 'describe' not in per_run -%}
     {% do per_run.update({'describe': run_query('describe table extended ' ~ args.relation)}) %}
   {%- endif -%}
   {%- set upsert = adapter.vulcan_unique_key_parquet(args.model, args.relation, stage, per_run.describe, args.batch, args.plan.execution_time, args.sql) -%}
@@ -34,7 +34,7 @@
     {% do per_run.update({'warned': true}) %}
     {{ log('Warning: ' ~ args.relation ~ ' is partitioned without dynamic partition overwrite (it was not created by dbt-vulcan); each batch rewrites the whole table. Rebuild it (--full-refresh) to rewrite only the partitions a batch touches.', info=True) }}
   {%- endif -%}
-  {% do _vulcan_stage_create(stage, upsert.stage_select, drop_first=first_of_run) %}
+  {% do _vulcan_stage_create(stage, upsert.stage_select, replay='overwrite') %}
   {%- if upsert.emptied_partitions -%}
     {%- set drop_sql = adapter.vulcan_drop_partitions_sql(args.relation, per_run.describe, run_query(upsert.emptied_partitions)) -%}
     {%- if drop_sql -%}

@@ -5,12 +5,16 @@
 
 {#- The start of every materializing kind: the validated config (every problem at once, before
     anything runs), the target, the existing relation, and whether the run rebuilds the table
-    (none yet, a --full-refresh the model allows, or a view in its place). -#}
+    (none yet, a --full-refresh the model allows, or a view in its place). A swap that a
+    killed run left half done is replayed first (utils/stage.sql). -#}
 {% macro vulcan_begin(kind) %}
   {%- set cfg = adapter.vulcan_model_config(model, kind) -%}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set full_refresh = should_full_refresh() and existing_relation is not none -%}
   {% do vulcan_check_full_refresh(cfg, full_refresh) %}
+  {%- if existing_relation is not none and existing_relation.type == 'table' -%}
+    {% do vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg) %}
+  {%- endif -%}
   {{ return({
     'cfg': cfg,
     'target_relation': this.incorporate(type='table'),

@@ -29,8 +29,15 @@
 {% macro _vulcan_rewrite_to_schema(relation, select_list, cfg) %}
   {%- set stage = _vulcan_stage_relation(relation) -%}
   {%- set delta_or_iceberg = cfg.file_format in ('delta', 'iceberg') -%}
-  {% do _vulcan_stage_create(stage, 'select ' ~ select_list ~ ' from ' ~ relation, cfg.file_format if delta_or_iceberg else 'parquet') %}
-  {%- if delta_or_iceberg -%}
+  {% do _vulcan_stage_create(stage, 'select ' ~ select_list ~ ' from ' ~ relation, cfg.file_format if delta_or_iceberg else 'parquet', replay='rebuild') %}
+  {% do _vulcan_rebuild_from_stage(relation, stage, cfg) %}
+  {% do _vulcan_stage_drop(stage) %}
+{% endmacro %}
+
+{#- The table recreated with the stage's schema and filled with its rows (also the replay of
+    an interrupted rewrite: utils/stage.sql). -#}
+{% macro _vulcan_rebuild_from_stage(relation, stage, cfg) %}
+  {%- if cfg.file_format in ('delta', 'iceberg') -%}
     {% do vulcan_create_empty_table(relation, 'select * from ' ~ stage, cfg, replace=true) %}
     {% call statement('vulcan_rewrite') %}insert into {{ relation }} select * from {{ stage }}{% endcall %}
   {%- else -%}
@@ -38,5 +45,4 @@
     {% do vulcan_create_empty_table(relation, 'select * from ' ~ stage, cfg) %}
     {% call statement('vulcan_rewrite') %}insert overwrite table {{ relation }} by name select * from {{ stage }}{% endcall %}
   {%- endif -%}
-  {% do _vulcan_stage_drop(stage) %}
 {% endmacro %}

@@ -1,20 +1,36 @@
 {#- Stage tables. Spark cannot overwrite a table that the same statement reads, and Delta
     cannot MERGE from a source that reads its own target, so a rewrite computes the new rows
-    into `<table>__vulcan_stage` first. A failure before the final statement leaves the
-    target untouched; a stale stage from a killed run is dropped before it is created. -#}
+    into a stage table `<table>__vulcan_stage_<run>` (or `__vulcan_changes_<run>`) first.
+
+    The name carries the dbt invocation: a run killed while creating a stage leaves files at a
+    location no later run uses (Spark refuses to create a managed table where files are).
+
+    A stage that holds the table's complete new content is marked with the table property
+    `vulcan.replay` (in its CREATE TABLE AS SELECT, so a stage that exists is complete) before
+    the statement that swaps it in. That statement is the one a crash can interrupt half way
+    (INSERT OVERWRITE of a parquet table deletes the old files before the job commits): the
+    next run of the model finds the marked stage and replays the swap before anything else
+    (`vulcan_recover_interrupted_write`). An unmarked stage left behind is only dropped: the
+    table was not touched. -#}
 
 {% macro _vulcan_stage_relation(relation, suffix='__vulcan_stage') %}
-  {{ return(relation.incorporate(path={'identifier': relation.identifier ~ suffix}, type='table')) }}
+  {%- set run = invocation_id | replace('-', '') -%}
+  {{ return(relation.incorporate(path={'identifier': relation.identifier ~ suffix ~ '_' ~ run[:12]}, type='table')) }}
 {% endmacro %}
 
-{#- `drop_first`: false when this run already dropped a stale stage (one statement less a batch). -#}
-{% macro _vulcan_stage_create(stage, sql, file_format='parquet', drop_first=true) %}
-  {%- if drop_first -%}
-    {% do _vulcan_stage_drop(stage) %}
-  {%- endif -%}
+{#- `replay`: how to swap the stage in again after a crash ('overwrite' or 'rebuild'), or none
+    when the stage does not hold the table's new content. -#}
+{% macro _vulcan_stage_create(stage, sql, file_format='parquet', replay=none) %}
   {% call statement('vulcan_stage') -%}
-    create table {{ stage }} using {{ file_format }} as
+    create table {{ stage }} using {{ file_format }}
+    {%- if replay %} tblproperties ('vulcan.replay' = '{{ replay }}'){% endif %} as
     {{ sql }}
+  {%- endcall %}
+{% endmacro %}
+
+{% macro _vulcan_stage_mark(stage, replay) %}
+  {% call statement('vulcan_stage_mark') -%}
+    alter table {{ stage }} set tblproperties ('vulcan.replay' = '{{ replay }}')
   {%- endcall %}
 {% endmacro %}
 
@@ -26,15 +42,54 @@
     the rows fall in) by `sql`, plus `add_sql`'s rows when given, through a parquet stage. -#}
 {% macro _vulcan_overwrite_from_stage(relation, sql, add_sql=none) %}
   {%- set stage = _vulcan_stage_relation(relation) -%}
-  {% do _vulcan_stage_create(stage, sql) %}
+  {% do _vulcan_stage_create(stage, sql, replay=none if add_sql is not none else 'overwrite') %}
   {%- if add_sql is not none -%}
     {% call statement('vulcan_stage_add') -%}
       insert into {{ stage }} by name
       {{ add_sql }}
     {%- endcall %}
+    {% do _vulcan_stage_mark(stage, 'overwrite') %}
   {%- endif -%}
+  {% do _vulcan_swap_in_stage(relation, stage) %}
+  {% do _vulcan_stage_drop(stage) %}
+{% endmacro %}
+
+{% macro _vulcan_swap_in_stage(relation, stage) %}
   {% call statement('main') -%}
     insert overwrite table {{ relation }} by name select * from {{ stage }}
   {%- endcall %}
-  {% do _vulcan_stage_drop(stage) %}
+{% endmacro %}
+
+{#- Run first by every materializing kind on an existing table: finish what a killed run left
+    half done (see the top of this file), then drop its stages. -#}
+{% macro vulcan_recover_interrupted_write(relation, cfg) %}
+  {%- for stale in adapter.vulcan_stale_stages(relation) -%}
+    {%- set replay = _vulcan_stage_replay_mode(stale) -%}
+    {%- if replay -%}
+      {{ log('Warning: ' ~ relation ~ ': a previous run stopped while swapping in ' ~ stale ~ '; replaying that swap (' ~ replay ~ ') before this run. Its batch was not recorded and runs again.', info=True) }}
+      {%- if replay == 'rebuild' -%}
+        {% do _vulcan_rebuild_from_stage(relation, stale, cfg) %}
+      {%- else -%}
+        {#- a column `__vulcan_marker` flags rows that only name a partition to replace
+            (the unique key strategy): they are not written -#}
+        {%- set columns = adapter.get_columns_in_relation(stale) | map(attribute='name') | list -%}
+        {%- set kept = [] -%}
+        {%- for column in columns if column != '__vulcan_marker' -%}
+          {%- do kept.append(adapter.quote(column)) -%}
+        {%- endfor -%}
+        {% call statement('vulcan_replay') -%}
+          insert overwrite table {{ relation }} by name select {{ kept | join(', ') }} from {{ stale }}
+          {%- if '__vulcan_marker' in columns %} where not __vulcan_marker{% endif %}
+        {%- endcall %}
+      {%- endif -%}
+    {%- endif -%}
+    {% do adapter.drop_relation(stale) %}
+  {%- endfor -%}
+{% endmacro %}
+
+{% macro _vulcan_stage_replay_mode(stage) %}
+  {%- for row in run_query('show tblproperties ' ~ stage) -%}
+    {%- if row[0] == 'vulcan.replay' -%}{{ return(row[1]) }}{%- endif -%}
+  {%- endfor -%}
+  {{ return(none) }}
 {% endmacro %}

@@ -1,0 +1,301 @@
+"""Bad input through real dbt runs: a catalogue of invalid configs across every kind (one dbt
+invocation for all of them) and of invalid `--vars`. Each must fail with a clear error naming
+the model, the key and what is allowed, before anything is written: tables that existed keep
+their rows, new ones are not created, and the state log gains no row. Values from --vars never
+reach SQL: injection attempts are refused as malformed values, and a canary table survives.
+
+Runs on the embedded session (parquet): validation happens before any SQL, so the target
+does not matter and the session is the cheapest."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from dbt.tests.util import run_dbt_and_capture, write_file
+
+from tests.functional.util import STATE, rows, run
+
+EXEC = {"vulcan_execution_time": "2025-01-06"}
+TR = "incremental_by_time_range"
+UK = "incremental_by_unique_key"
+PART = "incremental_by_partition"
+UM = "incremental_unmanaged"
+SCDT = "scd_type_2_by_time"
+SCDC = "scd_type_2_by_column"
+
+DAYS_SQL = (
+    "select d as order_date, 1 as n from "
+    "(select explode(sequence(date'2025-01-01', date'2025-01-10')) as d)\n"
+    "where d between @start_ds and @end_ds"
+)
+ROWS_SQL = (
+    "select * from values (1, 'ann', 'eu', timestamp'2025-01-01 00:00:00'), "
+    "(2, 'bob', 'us', timestamp'2025-01-02 00:00:00') as t(id, name, region, updated_at)"
+)
+BODY = {TR: DAYS_SQL, UK: ROWS_SQL, PART: ROWS_SQL, UM: ROWS_SQL, SCDT: ROWS_SQL, SCDC: ROWS_SQL}
+GOOD: dict[str, dict[str, Any]] = {
+    TR: {"time_column": "order_date", "start": "2025-01-01"},
+    UK: {"unique_key": "id"},
+    PART: {"partitioned_by": ["region"]},
+    UM: {},
+    SCDT: {"unique_key": "id"},
+    SCDC: {"unique_key": "id", "columns": ["name"]},
+}
+DROP = object()  # a key removed from the kind's good config
+
+# name: (kind, config changes, substrings the error must contain: the key and what is allowed)
+CATALOGUE: dict[str, tuple[str, dict[str, Any], list[str]]] = {
+    # incremental_by_time_range
+    "tr_no_time_column": (TR, {"time_column": DROP}, ["time_column: required for " + TR]),
+    "tr_no_start": (TR, {"start": DROP}, ["start: required for " + TR]),
+    "tr_start_word": (TR, {"start": "soon"}, ["start", "'soon'"]),
+    "tr_start_feb_30": (TR, {"start": "2025-02-30"}, ["start", "2025-02-30"]),
+    "tr_end_before_start": (TR, {"end": "2024-12-01"}, ["is not before end"]),
+    "tr_batch_size_zero": (TR, {"batch_size": 0}, ["batch_size: 0 is not an integer >= 1"]),
+    "tr_batch_size_text": (TR, {"batch_size": "ten"}, ["batch_size: 'ten' is not an integer"]),
+    "tr_lookback_negative": (TR, {"lookback": -1}, ["lookback: -1 is not an integer >= 0"]),
+    "tr_cron_words": (TR, {"cron": "every day"}, ["cron", "every day"]),
+    "tr_interval_unit": (TR, {"interval_unit": "fortnight"}, ["interval_unit", "fortnight"]),
+    "tr_week_start": (TR, {"week_start": "funday"}, ["week_start", "funday"]),
+    "tr_time_column_number": (TR, {"time_column": 123}, ["time_column: 123 is not a column"]),
+    "tr_time_data_type": (TR, {"time_data_type": "float"}, ["time_data_type: 'float'", "date"]),
+    "tr_allow_partials": (TR, {"allow_partials": "maybe"}, ["allow_partials", "true or false"]),
+    "tr_forward_only": (TR, {"forward_only": "sometimes"}, ["forward_only", "true or false"]),
+    "tr_file_format": (TR, {"file_format": "orc"}, ["'orc' is not one of: parquet, delta"]),
+    "tr_destructive": (
+        TR,
+        {"on_destructive_change": "explode"},
+        ["on_destructive_change: 'explode' is not one of: allow, warn, error, ignore"],
+    ),
+    "tr_when_matched": (
+        TR,
+        {"when_matched": "WHEN MATCHED THEN DELETE"},
+        ["when_matched: not an option of " + TR, "belongs to " + UK],
+    ),
+    "tr_typo": (TR, {"time_colum": "order_date"}, ["time_colum", "did you mean `time_column`"]),
+    "tr_safety_override": (TR, {"safety_overrides": ["everything"]}, ["everything", "limit"]),
+    "tr_unknown_column": (
+        TR,
+        {"time_column": "no_such_col"},
+        ["'no_such_col' is not a column of the model's query", "order_date"],
+    ),
+    "tr_three_problems": (
+        TR,
+        {"start": DROP, "batch_size": 0, "file_format": "csv"},
+        ["3 problem(s)", "start: required", "batch_size: 0", "'csv' is not one of"],
+    ),
+    # incremental_by_unique_key
+    "uk_no_key": (UK, {"unique_key": DROP}, ["unique_key: required for " + UK]),
+    # (dbt itself refuses a non-string unique_key when parsing the project)
+    "uk_key_expression": (UK, {"unique_key": "id +"}, ["unique_key: 'id +' is not a column"]),
+    "uk_when_matched": (
+        UK,
+        {"when_matched": "update everything"},
+        ["when_matched: 'update everything' does not start with 'WHEN MATCHED'"],
+    ),
+    "uk_merge_filter": (UK, {"merge_filter": 42}, ["merge_filter: 42 is not a SQL predicate"]),
+    "uk_time_column": (
+        UK,
+        {"time_column": "updated_at"},
+        ["time_column: not an option of " + UK, "belongs to " + TR],
+    ),
+    "uk_batch_size": (UK, {"start": "2025-01-01", "batch_size": -3}, ["batch_size: -3"]),
+    # incremental_by_partition
+    "part_no_partition": (PART, {"partitioned_by": DROP}, ["partitioned_by: required for " + PART]),
+    "part_partition_number": (PART, {"partitioned_by": 5}, ["partition_by: 5 is not a column"]),
+    "part_lookback": (PART, {"lookback": 2}, ["lookback: not an option of " + PART]),
+    # incremental_unmanaged
+    "um_batch_size": (UM, {"batch_size": 5}, ["batch_size", "has no batches"]),
+    "um_unique_key": (UM, {"unique_key": "id"}, ["unique_key: not an option of " + UM]),
+    # scd_type_2_by_time
+    "scdt_no_key": (SCDT, {"unique_key": DROP}, ["unique_key: required for " + SCDT]),
+    "scdt_valid_from_flag": (
+        SCDT,
+        {"updated_at_as_valid_from": "sometimes"},
+        ["updated_at_as_valid_from", "true or false"],
+    ),
+    "scdt_time_data_type": (
+        SCDT,
+        {"time_data_type": "int"},
+        ["time_data_type: 'int' is not one of: timestamp, timestamp_ntz, date"],
+    ),
+    "scdt_columns": (SCDT, {"columns": ["name"]}, ["columns: not an option of " + SCDT]),
+    # scd_type_2_by_column
+    "scdc_no_columns": (SCDC, {"columns": DROP}, ["columns: required for " + SCDC]),
+    "scdc_columns_number": (SCDC, {"columns": 5}, ["columns: 5 is not a column name"]),
+    "scdc_valid_from_name": (
+        SCDC,
+        {"valid_from_name": ""},
+        ["valid_from_name: '' is not a column"],
+    ),
+    "scdc_hard_deletes": (
+        SCDC,
+        {"invalidate_hard_deletes": "yes please"},
+        ["invalidate_hard_deletes", "true or false"],
+    ),
+    "scdc_merge_filter": (SCDC, {"merge_filter": "id > 0"}, ["merge_filter: not an option of"]),
+}
+
+# models built good first, then given a bad config: their table and state must not change
+EXISTING: dict[str, tuple[str, dict[str, Any], list[str]]] = {
+    "tr_existing": (TR, {"batch_size": "x", "lookback": -2}, ["batch_size: 'x'", "lookback: -2"]),
+    "uk_existing": (UK, {"when_matched": 7}, ["when_matched: 7 is not a string"]),
+    "part_existing": (PART, {"partitioned_by": DROP}, ["partitioned_by: required"]),
+    "um_existing": (UM, {"end": "2025-01-01"}, ["end: not an option of " + UM]),
+    "scdt_existing": (SCDT, {"valid_to_name": 3}, ["valid_to_name: 3 is not a column name"]),
+    "scdc_existing": (SCDC, {"columns": []}, ["columns: required for " + SCDC]),
+}
+
+
+def model_sql(kind: str, changes: dict[str, Any] | None = None) -> str:
+    config: dict[str, Any] = {"materialized": kind, **GOOD[kind]}
+    for key, value in (changes or {}).items():
+        if value is DROP:
+            config.pop(key, None)
+        else:
+            config[key] = value
+    args = ", ".join(f"{k}={v!r}" for k, v in config.items())
+    return "{{ config(" + args + ") }}\n" + BODY[kind] + "\n"
+
+
+def state_count(project: Any) -> int:
+    schema = project.test_schema.lower()
+    return int(
+        rows(project, f"select count(*) from {STATE} where relation like '{schema}.%'")[0][0]
+    )
+
+
+def tables(project: Any) -> set[str]:
+    return {str(r[1]).lower() for r in rows(project, f"show tables in {project.test_schema}")}
+
+
+def contents(project: Any, names: list[str]) -> dict[str, list[tuple[Any, ...]]]:
+    return {n: sorted(rows(project, f"select * from {project.test_schema}.{n}")) for n in names}
+
+
+@pytest.mark.profile_only("parquet")
+class TestBadConfigCatalogue:
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        out = {
+            f"{name}.sql": model_sql(kind, changes)
+            for name, (kind, changes, _) in CATALOGUE.items()
+        }
+        out.update({f"{name}.sql": model_sql(kind) for name, (kind, _, _) in EXISTING.items()})
+        return out
+
+    def test_every_bad_config_fails_clearly_and_touches_nothing(self, project: Any) -> None:
+        assert len(CATALOGUE) + len(EXISTING) >= 30
+        existing = sorted(EXISTING)
+        run("run", "-s", *existing, vars=EXEC)
+        before = contents(project, existing)
+        assert all(before.values())
+        state_before = state_count(project)
+        for name, (kind, changes, _) in EXISTING.items():
+            write_file(model_sql(kind, changes), project.project_root, "models", f"{name}.sql")
+
+        # every model of the catalogue in ONE invocation
+        result = run("run", "--threads", "4", vars=EXEC, expect_pass=False)
+        by_name = {r.node.name: r for r in result.results}
+        expectations = {**CATALOGUE, **EXISTING}
+        assert set(by_name) == set(expectations)
+        problems = []
+        for name, (_, _, needles) in expectations.items():
+            res = by_name[name]
+            message = str(res.message)
+            missing = [n for n in [f"'{name}'", *needles] if n not in message]
+            if res.status != "error" or missing:
+                problems.append(f"{name}: {res.status}, lacks {missing}:\n{message}")
+        assert not problems, "\n\n".join(problems)
+
+        # nothing was written: no new table, the old ones unchanged, no state row
+        assert tables(project) == set(existing)
+        assert contents(project, existing) == before
+        assert state_count(project) == state_before
+
+
+@pytest.mark.profile_only("parquet")
+class TestBadVars:
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"daily.sql": model_sql(TR, {"batch_size": 2})}
+
+    # (vars, what the error must say, a fragment of an injection attempt that no SQL may hold)
+    BAD_VARS = [
+        ({"vulcan_start": "x", "vulcan_end": "2025-01-02"}, ["vulcan_start", "'x'"], None),
+        (
+            {"vulcan_start": "2025-01-01' OR 1=1 --", "vulcan_end": "2025-01-03"},
+            ["vulcan_start", "OR 1=1"],
+            "1=1",
+        ),
+        (
+            {"vulcan_execution_time": "2025-01-06'; drop table {canary}; --"},
+            ["vulcan_execution_time", "drop table"],
+            "drop table",
+        ),
+        (
+            {"vulcan_start": "2025-01-04", "vulcan_end": "2025-01-02"},
+            ["is not before vulcan_end"],
+            None,
+        ),
+        ({"vulcan_end": "2025-01-03"}, ["vulcan_start: required when vulcan_end is given"], None),
+        (
+            {"vulcan_start": "2025-02-30", "vulcan_end": "2025-03-01"},
+            ["vulcan_start", "02-30"],
+            None,
+        ),
+        (
+            {"vulcan_state_schema": "vulcan_state.vulcan_intervals where 1=0 union all select *"},
+            ["state_schema", "is not a schema name"],
+            "1=0",
+        ),
+        (
+            {"vulcan_state_file_format": "delta location '/tmp/x'"},
+            ["state_file_format", "is not one of: parquet, delta, iceberg"],
+            "/tmp/x",
+        ),
+    ]
+
+    def test_bad_vars_fail_clearly_and_never_reach_sql(self, project: Any) -> None:
+        run("run", vars=EXEC)
+        canary = f"{project.test_schema}.canary"
+        project.run_sql(f"create table {canary} as select 1 as alive")
+        before = contents(project, ["daily"])
+        state_before = state_count(project)
+        for bad, needles, probe in self.BAD_VARS:
+            bad = {k: v.format(canary=canary) for k, v in bad.items()}
+            result, log = run_dbt_and_capture(
+                ["--debug", "run", "--vars", json.dumps({**EXEC, **bad})], expect_pass=False
+            )
+            message = str(result.results[0].message)
+            assert "daily" in message, message
+            for needle in needles:
+                assert needle in message, (bad, message)
+            statements = sql_statements(log)
+            assert statements, "no SQL seen in the debug log"
+            if probe:
+                assert not [q for q in statements if probe in q], bad
+            assert contents(project, ["daily"]) == before
+            assert state_count(project) == state_before
+            assert rows(project, f"select alive from {canary}") == [(1,)]
+
+
+def sql_statements(log: str) -> list[str]:
+    """The SQL statements of a --debug log: the text after `On <connection>: ` up to the next
+    timestamped line."""
+    out: list[str] = []
+    current: list[str] | None = None
+    for line in log.splitlines():
+        if re.match(r"^(\x1b\[0m)?\d\d:\d\d:\d\d", line):
+            if current is not None:
+                out.append("\n".join(current))
+            found = re.search(r"  On [\w.-]+: (.*)$", line)
+            current = [found.group(1)] if found else None
+        elif current is not None:
+            current.append(line)
+    if current is not None:
+        out.append("\n".join(current))
+    return out
