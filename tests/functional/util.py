@@ -23,14 +23,15 @@ def table_rows(
     return rows(project, f"select {columns} from {project.test_schema}.{name} order by {order_by}")
 
 
-def state_rows(project: Any, name: str) -> list[tuple[str, str, str]]:
-    """(interval_start, interval_end, row_type) of a model, in recording order."""
+def state_rows(project: Any, name: str, state: str = STATE) -> list[tuple[str, str, str]]:
+    """(interval_start, interval_end, row_type) of a model, in recording (= replay) order;
+    `state`: the state table, or e.g. ``parquet.`<path>` `` for one read by path."""
     relation = f"{project.test_schema}.{name}".lower()
     return [
         (str(r[0]), str(r[1]), str(r[2]))
         for r in rows(
             project,
-            f"select interval_start, interval_end, row_type from {STATE} "
+            f"select interval_start, interval_end, row_type from {state} "
             f"where relation = '{relation}' order by recorded_at, seq",
         )
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from dbt.tests.util import run_dbt_and_capture
 
 from tests.functional.util import rows, run, table_rows
 
@@ -91,6 +92,7 @@ class TestPartition:
             "cumulative.sql": model(CUMULATIVE, partitioned_by=["warehouse_id"]),
             "protected.sql": model(partitioned_by="warehouse_id", disable_restatement=True),
             "layout.sql": model(partitioned_by="warehouse_id"),
+            "restated.sql": model(partitioned_by="warehouse_id"),
         }
 
     def test_replaces_present_keys_keeps_absent_inserts_new(self, project: Any) -> None:
@@ -131,6 +133,20 @@ class TestPartition:
         run("run", "-s", "cumulative", vars={"load_id": 2})
         # warehouses of load 2 keep their load-1 rows (read back from the table) plus load 2
         assert ids(project, "cumulative") == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+
+    def test_restating_a_range_is_widened_to_a_rebuild(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "restated", vars={"load_id": 1})
+        run("run", "-s", "restated", vars={"load_id": 2})
+        assert ids(project, "restated") == [7, 8, 9, 10, 11]
+        args = "{select: restated, start: '2025-01-01', end: '2025-01-02'}"
+        _, out = run_dbt_and_capture(["run-operation", "vulcan_restate", "--args", args])
+        assert "model 'restated' (incremental_by_partition) only supports full-history" in out
+        assert "was widened to the whole history" in out
+        # the next run rebuilds: warehouse 4 (only in load 2) is gone, which a partition
+        # replacement of load 1 would have kept
+        run("run", "-s", "restated", vars={"load_id": 1})
+        assert ids(project, "restated") == [1, 2, 3, 4, 5, 6]
 
     def test_full_refresh_rebuilds_and_disable_restatement_refuses(self, project: Any) -> None:
         run("seed")

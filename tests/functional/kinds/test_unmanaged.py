@@ -6,6 +6,7 @@ from datetime import date
 from typing import Any
 
 import pytest
+from dbt.tests.util import run_dbt_and_capture
 
 from tests.functional.util import rows, run, state_rows, table_rows
 
@@ -49,6 +50,7 @@ class TestUnmanaged:
             "partitioned_log.sql": model(partitioned_by="carrier"),
             "kept_log.sql": model(disable_restatement=True),
             "batched_log.sql": model(batch_size=7),
+            "restated_log.sql": model(),
         }
 
     def test_appends_on_every_run_without_dedupe(self, project: Any) -> None:
@@ -66,6 +68,19 @@ class TestUnmanaged:
         ]
         # no interval state: nothing recorded in the log
         assert state_rows(project, "shipment_log") == []
+
+    def test_restating_a_range_is_widened_to_a_rebuild(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "restated_log", vars={"load_id": 1, EXEC: "2025-01-02"})
+        run("run", "-s", "restated_log", vars={"load_id": 2, EXEC: "2025-01-03"})
+        args = "{select: restated_log, start: '2025-01-02', end: '2025-01-02'}"
+        _, out = run_dbt_and_capture(["run-operation", "vulcan_restate", "--args", args])
+        assert "model 'restated_log' (incremental_unmanaged) only supports full-history" in out
+        assert "was widened to the whole history" in out
+        # the next run starts the log again from this run's rows
+        run("run", "-s", "restated_log", vars={"load_id": 2, EXEC: "2025-01-04"})
+        got = table_rows(project, "restated_log", COLUMNS, order_by="4, 1")
+        assert got == [(3, 12, "ups", date(2025, 1, 4))]
 
     def test_partitioned_table_appends(self, project: Any) -> None:
         run("seed")

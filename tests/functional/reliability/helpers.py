@@ -17,7 +17,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tests.functional.util import STATE, rows
+from tests.functional.util import rows
 
 DBT = str(Path(sys.executable).with_name("dbt"))
 FIRST_DAY = date(2025, 1, 1)
@@ -220,19 +220,6 @@ def _wait_group_gone(pgid: int, timeout: float = 20) -> None:
 
 
 # --- the state log -----------------------------------------------------------------------
-
-
-def log_rows(project: Any, name: str, state: str = STATE) -> list[tuple[str, str, str]]:
-    """(interval_start, interval_end, row_type) of a model, in replay order."""
-    relation = f"{project.test_schema}.{name}".lower()
-    return [
-        (str(r[0]), str(r[1]), str(r[2]))
-        for r in rows(
-            project,
-            f"select interval_start, interval_end, row_type from {state} "
-            f"where relation = '{relation}' order by recorded_at, seq",
-        )
-    ]
 
 
 def replay_checked(log: list[tuple[str, str, str]]) -> list[tuple[str, str]]:

@@ -169,7 +169,10 @@ def state_count(project: Any) -> int:
 
 
 def tables(project: Any) -> set[str]:
-    return {str(r[1]).lower() for r in rows(project, f"show tables in {project.test_schema}")}
+    """The schema's tables and views; not the session's temporary views, which SHOW TABLES
+    lists in every schema (other tests of the process leave some, e.g. dbt's `__dbt_tmp`)."""
+    found = rows(project, f"show tables in {project.test_schema}")
+    return {str(r[1]).lower() for r in found if not r[2]}
 
 
 def contents(project: Any, names: list[str]) -> dict[str, list[tuple[Any, ...]]]:

@@ -16,13 +16,12 @@ from tests.functional.reliability.helpers import (
     day,
     dbt_command,
     dbt_env,
-    log_rows,
     random_events,
     replay_checked,
     ts,
 )
 from tests.functional.reliability.test_crash import COLUMNS, DAYS, EXEC, expected_rows, model
-from tests.functional.util import STATE, rows, run, table_rows
+from tests.functional.util import STATE, rows, run, state_rows, table_rows
 
 SEED = 4242
 PER_PROCESS = 3
@@ -65,7 +64,7 @@ class TestTwoProcessesFourThreads:
             for p in "ab":
                 for i in range(PER_PROCESS):
                     name = f"{p}_{i}"
-                    log = log_rows(project, name, state)
+                    log = state_rows(project, name, state)
                     assert len(log) == batches, log
                     assert replay_checked(log) == [(ts(day(0)), ts(day(DAYS)))]
                     assert table_rows(project, name, COLUMNS) == expected
@@ -94,7 +93,7 @@ class TestFourThreadsOneInvocation:
         assert len(result.results) == self.MODELS
         schema = project.test_schema.lower()
         for i in range(self.MODELS):
-            log = log_rows(project, f"t_{i}")
+            log = state_rows(project, f"t_{i}")
             assert len(log) == batches, log
             assert replay_checked(log) == [(ts(day(0)), ts(day(DAYS)))]
             assert table_rows(project, f"t_{i}", COLUMNS) == expected

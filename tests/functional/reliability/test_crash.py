@@ -27,7 +27,6 @@ from tests.functional.reliability.helpers import (
     daily_totals,
     day,
     dbt_command,
-    log_rows,
     no_duplicate_rows,
     random_events,
     replay_checked,
@@ -35,7 +34,7 @@ from tests.functional.reliability.helpers import (
     table_exists,
     ts,
 )
-from tests.functional.util import rows, run, table_rows
+from tests.functional.util import rows, run, state_rows, table_rows
 from tests.spark_targets import server_side_parameters
 
 SEED = 20250101
@@ -124,11 +123,11 @@ class Reader:
 
     def log(self, name: str) -> list[tuple[str, str, str]]:
         if self.warehouse is None:
-            return log_rows(self.project, name)
+            return state_rows(self.project, name)
         path = self._path("vulcan_state", "vulcan_intervals")
         if not path.is_dir():
             return []
-        return log_rows(self.project, name, f"{self.fmt}.`{path}`")
+        return state_rows(self.project, name, f"{self.fmt}.`{path}`")
 
 
 def _data_files(path: Path) -> list[Path]:
@@ -373,7 +372,7 @@ class TestExceptionInBatch:
             bad_day = re.search(r"injected failure on (\S+)", str(res.message)).group(1)
             failed = next(b for b in batches() if str(b[0]) <= bad_day <= str(b[-1]))
             # batches before the failing one: stored and recorded; from it on: nothing
-            assert replay_checked(log_rows(project, name)) == (
+            assert replay_checked(state_rows(project, name)) == (
                 [(ts(day(0)), ts(failed[0]))] if failed[0] != day(0) else []
             )
             assert table_rows(project, name, COLUMNS) == [r for r in expected if r[0] < failed[0]]

@@ -19,13 +19,12 @@ import pytest
 from tests.functional.reliability.helpers import (
     create_events,
     day,
-    log_rows,
     merged,
     random_events,
     replay_checked,
     ts,
 )
-from tests.functional.util import rows, run
+from tests.functional.util import rows, run, state_rows
 
 SEED = 777
 DAYS = 14
@@ -131,7 +130,9 @@ class TestIncrementalEqualsFull:
         assert digests["daily"] == [(d, *totals[d]) for d in sorted(totals)]
         # incrementally: one batch row per run and batch, never the same interval twice
         for name in ("daily", "hourly"):
-            assert replay_checked(log_rows(project, f"{name}_inc")) == [(ts(day(0)), ts(day(DAYS)))]
+            assert replay_checked(state_rows(project, f"{name}_inc")) == [
+                (ts(day(0)), ts(day(DAYS)))
+            ]
 
         # idempotency: recompute seeded random processed ranges; rows stay identical
         for _ in range(2):
@@ -140,12 +141,12 @@ class TestIncrementalEqualsFull:
             window = vars_at(
                 moments[-1], vulcan_start=day(first).isoformat(), vulcan_end=day(last).isoformat()
             )
-            before = {n: len(log_rows(project, f"{n}_inc")) for n in ("daily", "hourly")}
+            before = {n: len(state_rows(project, f"{n}_inc")) for n in ("daily", "hourly")}
             run("run", "--threads", "2", "-s", "daily_inc", "hourly_inc", vars=window)
             for name in ("daily", "hourly"):
                 assert digest(project, f"{name}_inc") == digests[name], window
                 # exactly the range was recomputed and recorded
-                new = log_rows(project, f"{name}_inc")[before[name] :]
+                new = state_rows(project, f"{name}_inc")[before[name] :]
                 assert merged([(s, e) for s, e, t in new if t == "processed"]) == [
                     (ts(day(first)), ts(day(last + 1)))
                 ]

@@ -2,7 +2,8 @@
     partition key (the values of `partitioned_by`) the result holds, replaces ALL the table's
     rows of that key; keys absent from the result are left untouched, new keys are inserted.
     No interval state: the query runs in full every time (time tokens span 1970-01-01 .. now).
-    A restatement is a full rebuild (--full-refresh), refused with disable_restatement or
+    A restatement is a full rebuild (--full-refresh, or vulcan_restate whose range is widened
+    to the whole history: the next run rebuilds), refused with disable_restatement or
     forward_only. Written with strategies/partition_<format>.sql. -#}
 
 {% materialization incremental_by_partition, adapter='vulcan', supported_languages=['sql', 'python'] %}
@@ -24,6 +25,7 @@
 
   {% do vulcan_load_state() %}
   {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, _vulcan_run_vars()) -%}
+  {%- set rebuild = plan.rebuild -%}  {#- a pending vulcan_restate rebuilds too -#}
   {%- set schema_sql = adapter.vulcan_schema_sql(model, kind, compiled_code, plan.execution_time) -%}
   {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
   {%- set projection = none -%}
