@@ -12,6 +12,8 @@ from dbt.adapters.vulcan.config import (
     TIME_RANGE,
     UNIQUE_KEY,
     UNMANAGED,
+    node_config,
+    settings,
     validate,
 )
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
@@ -145,22 +147,38 @@ def test_unset_dbt_keys_are_ignored() -> None:
 def test_dbt_node_defaults_are_not_read_as_the_users_config() -> None:
     """dbt-core gives every node `lookback: 1` (microbatch's default); dbt-vulcan's default is
     0, so the value counts only when the model, a properties file or dbt_project.yml set it."""
-    from dbt.adapters.vulcan.impl import _config_dict
-
     base = {"materialized": "incremental_by_time_range", "time_column": "d", "lookback": 1}
-    assert "lookback" not in _config_dict({"config": base, "unrendered_config": {}})
-    assert _config_dict({"config": base, "unrendered_config": {"lookback": 1}})["lookback"] == 1
-    assert _config_dict({"config": base, "config_call_dict": {"lookback": 1}})["lookback"] == 1
-    assert _config_dict({"config": {**base, "lookback": 3}})["lookback"] == 3
+    assert "lookback" not in node_config({"config": base, "unrendered_config": {}})
+    assert node_config({"config": base, "unrendered_config": {"lookback": 1}})["lookback"] == 1
+    assert node_config({"config": base, "config_call_dict": {"lookback": 1}})["lookback"] == 1
+    assert node_config({"config": {**base, "lookback": 3}})["lookback"] == 3
     cfg = validate("m", "incremental_by_time_range", {**base, "start": "2025-01-01"})
     assert cfg.lookback == 1  # validate() reads what it is given
-    stripped = _config_dict({"config": {**base, "start": "2025-01-01"}})
-    assert validate("m", "incremental_by_time_range", stripped).lookback == 0
+    node = {"name": "m", "config": {**base, "start": "2025-01-01"}, "unrendered_config": {}}
+    assert settings(node).lookback == 0
+    assert settings({**node, "unrendered_config": {"lookback": 1}}).lookback == 1
+
+
+def test_one_entry_point_for_runs_and_operations() -> None:
+    """The materialization's `model` and the graph nodes of the run-operations both go
+    through `settings`: the kind comes from `materialized` unless given."""
+    node = {
+        "name": "daily",
+        "config": {"materialized": TIME_RANGE, **GOOD, "lookback": 1, "batch_size": 2},
+        "unrendered_config": {"batch_size": 2},
+    }
+    cfg = settings(node)
+    assert (cfg.model, cfg.kind, cfg.lookback, cfg.batch_size) == ("daily", TIME_RANGE, 0, 2)
+    assert settings(node, TIME_RANGE) == cfg
+    with pytest.raises(VulcanConfigError, match="materialized 'table' is not one of"):
+        settings({"name": "t", "config": {"materialized": "table"}})
 
 
 def test_dbt_default_lookback_on_a_kind_without_lookback_is_not_an_error() -> None:
-    """Graph nodes read by the run-operations carry dbt's `lookback: 1` on every kind."""
-    cfg = validate("m", "scd_type_2_by_time", {"unique_key": "id", "lookback": 1})
-    assert cfg.lookback == 0
-    with pytest.raises(VulcanConfigError, match="lookback: not an option"):
-        validate("m", "scd_type_2_by_time", {"unique_key": "id", "lookback": 3})
+    """Graph nodes read by the run-operations carry dbt's `lookback: 1` on every kind; set by
+    the user on a kind without lookback, it is an error like any other key of another kind."""
+    node = {"name": "m", "config": {"unique_key": "id", "lookback": 1}, "unrendered_config": {}}
+    assert settings(node, "scd_type_2_by_time").lookback == 0
+    for value in (1, 3):
+        with pytest.raises(VulcanConfigError, match="lookback: not an option"):
+            validate("m", "scd_type_2_by_time", {"unique_key": "id", "lookback": value})

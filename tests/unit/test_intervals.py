@@ -449,15 +449,43 @@ def test_lookback_at_the_end() -> None:
     assert apply_lookback(expected, missing, 50) == expected
 
 
-def test_lookback_only_before_last_missing() -> None:
+def test_lookback_before_every_missing_interval() -> None:
     expected = days(jan(1), 10)
     missing = [(jan(3), jan(4)), (jan(10), jan(11))]
     assert apply_lookback(expected, missing, 1) == [
+        (jan(2), jan(3)),
         (jan(3), jan(4)),
         (jan(9), jan(10)),
         (jan(10), jan(11)),
     ]
-    assert apply_lookback(expected, list(reversed(missing)), 7) == days(jan(3), 8)
+    # overlapping reaches are added once; the model's first interval bounds them
+    assert apply_lookback(expected, list(reversed(missing)), 7) == days(jan(1), 10)
+
+
+def test_catch_up_of_three_days_recomputes_five() -> None:
+    """A daily job that skipped two runs catches up three days; lookback 2 re-runs the two
+    days before the first missing one too (a late row for either is picked up)."""
+    expected = days(jan(1), 10)
+    missing = missing_intervals(expected, [(jan(1), jan(8))])
+    assert missing == days(jan(8), 3)
+    assert apply_lookback(expected, missing, 2) == days(jan(6), 5)
+    plan = plan_intervals(DAILY, jan(1), None, jan(11), lookback=2, processed=[(jan(1), jan(8))])
+    assert plan.batches == [(jan(6), jan(11))]
+    batched = plan_intervals(
+        DAILY, jan(1), None, jan(11), lookback=2, batch_size=2, processed=[(jan(1), jan(8))]
+    )
+    # batches are cut from the whole expanded set
+    assert batched.batches == [(jan(6), jan(8)), (jan(8), jan(10)), (jan(10), jan(11))]
+
+
+def test_lookback_across_a_gap_in_the_middle() -> None:
+    expected = days(jan(1), 10)
+    missing = missing_intervals(expected, [(jan(1), jan(5)), (jan(6), jan(10))])
+    assert missing == [(jan(5), jan(6)), (jan(10), jan(11))]
+    assert apply_lookback(expected, missing, 2) == [
+        *days(jan(3), 3),
+        *days(jan(8), 3),
+    ]
 
 
 def test_lookback_with_model_end() -> None:
@@ -773,3 +801,35 @@ def test_plan_invariants(
     assert set(plan.missing) <= set(plan.to_run) <= set(plan.expected)
     assert merge_ranges(plan.batches) == merge_ranges(plan.to_run)
     assert all(end <= execution for _, end in plan.expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    processed=processed_ranges,
+    lookback=st.integers(min_value=0, max_value=6),
+    start_offset=st.integers(min_value=0, max_value=3),
+    hours=st.integers(min_value=0, max_value=600),
+    partials=st.booleans(),
+)
+def test_lookback_is_sqlmeshs_rule(
+    processed: list[tuple[int, int]], lookback: int, start_offset: int, hours: int, partials: bool
+) -> None:
+    """SQLMesh's rule, stated forwards: an expected interval is run when it is missing or
+    when any of the `lookback` intervals after it is missing. Nothing before the model's
+    start, nothing incomplete (unless partials), and every batch holds run intervals only."""
+    ranges = [
+        (jan(1) + timedelta(minutes=s), jan(1) + timedelta(minutes=s + n)) for s, n in processed
+    ]
+    start = jan(1) + timedelta(days=start_offset)
+    execution = jan(1) + timedelta(hours=hours)
+    plan = plan_intervals(DAILY, start, None, execution, partials, lookback, None, ranges)
+    missing = set(plan.missing)
+    rule = [
+        iv
+        for i, iv in enumerate(plan.expected)
+        if any(later in missing for later in plan.expected[i : i + lookback + 1])
+    ]
+    assert plan.to_run == rule
+    assert all(iv[0] >= start for iv in plan.to_run)
+    if not partials:
+        assert all(iv[1] <= DAILY.floor(execution) for iv in plan.to_run)

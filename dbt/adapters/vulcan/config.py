@@ -241,8 +241,6 @@ def _unknown_keys(kind: str, config: Mapping[str, Any], errors: _Collector) -> N
     for key in sorted(config):
         if key in allowed or config[key] is None:  # dbt lists unset keys as None
             continue
-        if key in DBT_NODE_DEFAULTS and config[key] == DBT_NODE_DEFAULTS[key]:
-            continue  # dbt's own default on a graph node, not the user's setting
         owners = kind_owner(key)
         if owners:
             errors.add(
@@ -253,6 +251,45 @@ def _unknown_keys(kind: str, config: Mapping[str, Any], errors: _Collector) -> N
         close = difflib.get_close_matches(key, sorted(allowed | _DBT_KEYS), n=1, cutoff=0.85)
         if close and close[0] != key:
             errors.add(f"{key}: unknown config key; did you mean `{close[0]}`?")
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def node_config(node: Any) -> dict[str, Any]:
+    """A node's config as the user wrote it. dbt-core gives every node values of its own for
+    some keys dbt-vulcan reads differently (`lookback: 1`, microbatch's default); such a value
+    is dropped unless the model, a properties file or dbt_project.yml set it (it is then in
+    the node's unrendered config)."""
+    config = _get(node, "config", {}) or {}
+    if not isinstance(config, Mapping):
+        config = config.to_dict() if hasattr(config, "to_dict") else dict(config)
+    config = dict(config)
+    set_by_user = {
+        **(_get(node, "unrendered_config", {}) or {}),
+        **(_get(node, "config_call_dict", {}) or {}),
+    }
+    for key, default in DBT_NODE_DEFAULTS.items():
+        if key in config and config[key] == default and key not in set_by_user:
+            del config[key]
+    return config
+
+
+def settings(node: Any, kind: str | None = None) -> ModelConfig:
+    """THE way from a dbt node (the materialization's `model`, or a graph node read by a
+    run-operation) to its kind's validated settings: every caller goes through here, so the
+    run and every operation (plan, status, history, restate, render) read one config."""
+    config = node_config(node)
+    chosen = kind or str(config.get("materialized", ""))
+    if chosen not in KINDS:
+        raise VulcanConfigError(
+            f"Model '{_get(node, 'name', '?')}': materialized {chosen!r} is not one of: "
+            + ", ".join(KINDS)
+        )
+    return validate(str(_get(node, "name", "?")), chosen, config)
 
 
 def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:

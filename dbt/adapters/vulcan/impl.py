@@ -95,24 +95,6 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     return getattr(obj, key, default)
 
 
-def _config_dict(model: Any) -> dict[str, Any]:
-    """A model's config as the user wrote it: dbt's own defaults for keys that dbt-vulcan
-    reads differently are dropped unless the model, a properties file or dbt_project.yml set
-    them (they are then in the node's unrendered config)."""
-    config = _get(model, "config", {}) or {}
-    if not isinstance(config, Mapping):
-        config = config.to_dict() if hasattr(config, "to_dict") else dict(config)
-    config = dict(config)
-    set_by_user = {
-        **(_get(model, "unrendered_config", {}) or {}),
-        **(_get(model, "config_call_dict", {}) or {}),
-    }
-    for key, default in model_config.DBT_NODE_DEFAULTS.items():
-        if key in config and config[key] == default and key not in set_by_user:
-            del config[key]
-    return config
-
-
 STAGE_SUFFIXES = ("__vulcan_stage_", "__vulcan_changes_")
 
 
@@ -163,9 +145,8 @@ class VulcanAdapter(SparkAdapter):
     # --- config ---------------------------------------------------------------------------
 
     def _validated(self, model: Any, kind: str) -> model_config.ModelConfig:
-        name = str(_get(model, "name", "?"))
         try:
-            return model_config.validate(name, kind, _config_dict(model))
+            return model_config.settings(model, kind)
         except VulcanConfigError as exc:
             raise CompilationError(str(exc)) from None
 
@@ -216,7 +197,7 @@ class VulcanAdapter(SparkAdapter):
     def _audits(self, model: Any, cfg: model_config.ModelConfig, macro_exists: Any) -> list[Any]:
         from dbt.adapters.vulcan import audits
 
-        grains_audit = _config_dict(model).get("grains_audit")
+        grains_audit = model_config.node_config(model).get("grains_audit")
         try:
             return audits.parse_audits(
                 cfg.model, cfg.audits, cfg.grains, grains_audit, macro_exists
@@ -460,7 +441,7 @@ class VulcanAdapter(SparkAdapter):
     @available
     def vulcan_python_check(self, model: Any) -> str:
         """Refuse a Python model that cannot run as configured (when it is compiled)."""
-        materialized = str(_config_dict(model).get("materialized", ""))
+        materialized = str(model_config.node_config(model).get("materialized", ""))
         method = str(self.config.credentials.method)
         problem = python_models.check_model(str(_get(model, "name", "?")), materialized, method)
         if problem is not None:
@@ -524,7 +505,7 @@ class VulcanAdapter(SparkAdapter):
                 start = parse_time(batch["start"], "start")
                 end = parse_time(batch["end"], "end")
                 executed = parse_time(execution_time, "vulcan_execution_time")
-            predicates = _config_dict(model).get("incremental_predicates") or []
+            predicates = model_config.node_config(model).get("incremental_predicates") or []
             if isinstance(predicates, str):
                 predicates = [predicates]
             return UpsertSpec.build(cfg, token_values(start, end, executed), predicates)

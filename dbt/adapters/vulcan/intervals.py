@@ -404,14 +404,23 @@ def missing_intervals(
 def apply_lookback(
     expected: Sequence[Interval], missing: Sequence[Interval], lookback: int
 ) -> list[Interval]:
-    """``missing`` plus the ``lookback`` expected intervals preceding the last missing one."""
+    """``missing`` plus, before *each* missing interval, the ``lookback`` expected intervals
+    preceding it (SQLMesh's rule: an interval is recomputed when it is missing or when any of
+    the ``lookback`` intervals after it is missing). Only expected intervals are added, so the
+    result stays within the model's start and what is complete."""
     _check_int(lookback, "lookback", 0)
     if not missing:
         return []
-    last_start = max(missing)[0]
-    preceding = [iv for iv in sorted(expected) if iv[1] <= last_start]
-    extra = preceding[len(preceding) - lookback :] if lookback else []
-    return sorted(set(missing) | set(extra))
+    ordered = sorted(expected)
+    position = {interval: index for index, interval in enumerate(ordered)}
+    chosen = set(missing)
+    if lookback:
+        reach = -1  # highest position already added, so each interval is visited once
+        for index in sorted(position[iv] for iv in chosen if iv in position):
+            for earlier in range(max(index - lookback, reach + 1), index):
+                chosen.add(ordered[earlier])
+            reach = max(reach, index)
+    return sorted(chosen)
 
 
 def make_batches(intervals: Iterable[Interval], batch_size: int | None) -> list[Interval]:

@@ -110,7 +110,7 @@ def build_reports(
         name = str(_get(node, "name"))
         state = states.get(relation_key(node), RelationState(()))
         try:
-            cfg = model_config.validate(name, kind, _get(node, "config", {}) or {})
+            cfg = model_config.settings(node, kind)
         except VulcanConfigError as exc:
             reports.append(ModelReport(name=name, kind=kind, tracked=False, error=str(exc)))
             continue
@@ -280,7 +280,7 @@ def restatements(nodes: list[Any], start: object, end: object) -> list[Restateme
             continue
         name = str(_get(node, "name"))
         try:
-            cfg = model_config.validate(name, kind, _get(node, "config", {}) or {})
+            cfg = model_config.settings(node, kind)
             model_start = parse_time(cfg.start, "start") if cfg.start else None
             (s, e), warning = widen_restatement(
                 cfg.schedule(),
