@@ -10,5 +10,7 @@ Plugin = AdapterPlugin(
     adapter=VulcanAdapter,  # type: ignore[arg-type]
     credentials=VulcanCredentials,
     include_path=vulcan.PACKAGE_PATH,
+    # the name of dbt/include/vulcan/dbt_project.yml; `dbt_vulcan` is the package's
+    project_name="dbt_vulcan_adapter",
     dependencies=["spark"],
 )

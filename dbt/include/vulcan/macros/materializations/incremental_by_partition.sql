@@ -6,7 +6,7 @@
     to the whole history: the next run rebuilds), refused with disable_restatement or
     forward_only. Written with strategies/partition_<format>.sql. -#}
 
-{% materialization incremental_by_partition, adapter='vulcan', supported_languages=['sql', 'python'] %}
+{% materialization incremental_by_partition, adapter='spark', supported_languages=['sql', 'python'] %}
   {{ return(_vulcan_whole_table_materialization('incremental_by_partition', 'partition', 'replace partitions')) }}
 {% endmaterialization %}
 

@@ -3,7 +3,7 @@
     wrapped in the automatic output filter on `time_column`, written with the file format's
     strategy (strategies/time_range_<format>.sql) and then recorded as processed. -#}
 
-{% materialization incremental_by_time_range, adapter='vulcan', supported_languages=['sql', 'python'] %}
+{% materialization incremental_by_time_range, adapter='spark', supported_languages=['sql', 'python'] %}
   {%- set kind = 'incremental_by_time_range' -%}
   {%- set begin = vulcan_begin(kind) -%}
   {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}

@@ -7,7 +7,7 @@
     a plain INSERT. Rules and SQL: dbt/adapters/vulcan/merge.py; writes:
     strategies/unique_key_<file_format>.sql. -#}
 
-{% materialization incremental_by_unique_key, adapter='vulcan', supported_languages=['sql', 'python'] %}
+{% materialization incremental_by_unique_key, adapter='spark', supported_languages=['sql', 'python'] %}
   {%- set kind = 'incremental_by_unique_key' -%}
   {%- set begin = vulcan_begin(kind) -%}
   {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}

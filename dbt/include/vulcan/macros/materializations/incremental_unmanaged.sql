@@ -4,6 +4,6 @@
     disable_restatement or forward_only. Written with strategies/unmanaged.sql; the flow is shared with incremental_by_partition
     (_vulcan_whole_table_materialization in incremental_by_partition.sql). -#}
 
-{% materialization incremental_unmanaged, adapter='vulcan', supported_languages=['sql', 'python'] %}
+{% materialization incremental_unmanaged, adapter='spark', supported_languages=['sql', 'python'] %}
   {{ return(_vulcan_whole_table_materialization('incremental_unmanaged', 'unmanaged', 'append')) }}
 {% endmaterialization %}

@@ -3,6 +3,6 @@
     source that already holds history. Same flow as scd_type_2_by_time (shared macro in
     materializations/scd_type_2_by_time.sql); rules in dbt/adapters/vulcan/scd2.py. -#}
 
-{% materialization scd_type_2_by_column, adapter='vulcan', supported_languages=['sql', 'python'] %}
+{% materialization scd_type_2_by_column, adapter='spark', supported_languages=['sql', 'python'] %}
   {{ return(_vulcan_scd2_materialization('scd_type_2_by_column')) }}
 {% endmaterialization %}

@@ -5,7 +5,7 @@
 
     `_vulcan_scd2_materialization` below is shared with scd_type_2_by_column. -#}
 
-{% materialization scd_type_2_by_time, adapter='vulcan', supported_languages=['sql', 'python'] %}
+{% materialization scd_type_2_by_time, adapter='spark', supported_languages=['sql', 'python'] %}
   {{ return(_vulcan_scd2_materialization('scd_type_2_by_time')) }}
 {% endmaterialization %}
 

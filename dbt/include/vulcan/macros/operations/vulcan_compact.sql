@@ -2,7 +2,7 @@
     processed row per contiguous range). Replay gives the same intervals before and after.
     The compacted rows are staged in a table first; run it when no dbt run is writing state. -#}
 {% macro vulcan_compact() %}
-  {{ return(adapter.dispatch('vulcan_compact', 'dbt')()) }}
+  {{ return(adapter.dispatch('vulcan_compact', 'dbt_vulcan')()) }}
 {% endmacro %}
 
 {% macro default__vulcan_compact() %}

@@ -1,6 +1,6 @@
 {#- dbt run-operation vulcan_history --args '{select: ..., limit: 10}': recent runs per model. -#}
 {% macro vulcan_history(select=none, limit=10) %}
-  {{ return(adapter.dispatch('vulcan_history', 'dbt')(select, limit)) }}
+  {{ return(adapter.dispatch('vulcan_history', 'dbt_vulcan')(select, limit)) }}
 {% endmacro %}
 
 {% macro default__vulcan_history(select, limit) %}

@@ -2,7 +2,7 @@
     Per model: processed coverage, missing intervals, the batches the next `dbt run` (with the
     same vars) executes, pending restatements, and models changed since they were recorded. -#}
 {% macro vulcan_plan(select=none, start=none, end=none, execution_time=none) %}
-  {{ return(adapter.dispatch('vulcan_plan', 'dbt')(select, start, end, execution_time)) }}
+  {{ return(adapter.dispatch('vulcan_plan', 'dbt_vulcan')(select, start, end, execution_time)) }}
 {% endmacro %}
 
 {% macro default__vulcan_plan(select, start, end, execution_time) %}

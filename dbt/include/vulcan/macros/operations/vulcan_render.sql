@@ -3,7 +3,7 @@
     substituted and the automatic output filter applied. Reads the model's compiled SQL from
     target/compiled, so run `dbt compile -s <model>` first. -#}
 {% macro vulcan_render(select=none, start=none, end=none, execution_time=none) %}
-  {{ return(adapter.dispatch('vulcan_render', 'dbt')(select, start, end, execution_time)) }}
+  {{ return(adapter.dispatch('vulcan_render', 'dbt_vulcan')(select, start, end, execution_time)) }}
 {% endmacro %}
 
 {% macro default__vulcan_render(select, start, end, execution_time) %}

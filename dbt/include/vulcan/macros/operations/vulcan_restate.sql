@@ -3,7 +3,7 @@
     Kinds that only support full-history restatement are widened (with a warning) and rebuilt
     by the next run; models with disable_restatement: true are refused. -#}
 {% macro vulcan_restate(select=none, start=none, end=none) %}
-  {{ return(adapter.dispatch('vulcan_restate', 'dbt')(select, start, end)) }}
+  {{ return(adapter.dispatch('vulcan_restate', 'dbt_vulcan')(select, start, end)) }}
 {% endmacro %}
 
 {% macro default__vulcan_restate(select, start, end) %}

@@ -1,6 +1,6 @@
 {#- dbt run-operation vulcan_status --args '{select: ..., since: 2025-01-01, until: 2025-01-31}' -#}
 {% macro vulcan_status(select=none, since=none, until=none) %}
-  {{ return(adapter.dispatch('vulcan_status', 'dbt')(select, since, until)) }}
+  {{ return(adapter.dispatch('vulcan_status', 'dbt_vulcan')(select, since, until)) }}
 {% endmacro %}
 
 {% macro default__vulcan_status(select, since, until) %}

@@ -1,7 +1,7 @@
 {#- The statements that create the state table, or `relation` with the same columns and format
     (vulcan_compact's stage: `create table .. like` would not keep an Iceberg or Delta format). -#}
 {% macro vulcan_create_state_table_sql(relation=none) %}
-  {{ return(adapter.dispatch('vulcan_create_state_table_sql', 'dbt')(relation)) }}
+  {{ return(adapter.dispatch('vulcan_create_state_table_sql', 'dbt_vulcan')(relation)) }}
 {% endmacro %}
 
 {% macro default__vulcan_create_state_table_sql(relation=none) %}

@@ -2,7 +2,7 @@
     on first use); later models of the same invocation read the cache. -#}
 
 {% macro vulcan_load_state() %}
-  {{ return(adapter.dispatch('vulcan_load_state', 'dbt')()) }}
+  {{ return(adapter.dispatch('vulcan_load_state', 'dbt_vulcan')()) }}
 {% endmacro %}
 
 {% macro default__vulcan_load_state() %}

@@ -4,7 +4,7 @@
     the rows to the invocation's cache. -#}
 
 {% macro vulcan_record_intervals(rows) %}
-  {{ return(adapter.dispatch('vulcan_record_intervals', 'dbt')(rows)) }}
+  {{ return(adapter.dispatch('vulcan_record_intervals', 'dbt_vulcan')(rows)) }}
 {% endmacro %}
 
 {% macro default__vulcan_record_intervals(rows) %}

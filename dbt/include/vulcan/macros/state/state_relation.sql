@@ -2,7 +2,7 @@
     Schema: profile field `state_schema`, or `--vars '{vulcan_state_schema: ...}'`. -#}
 
 {% macro vulcan_state_relation() %}
-  {{ return(adapter.dispatch('vulcan_state_relation', 'dbt')()) }}
+  {{ return(adapter.dispatch('vulcan_state_relation', 'dbt_vulcan')()) }}
 {% endmacro %}
 
 {% macro default__vulcan_state_relation() %}

@@ -21,7 +21,7 @@
 {% endmacro %}
 
 {% macro vulcan_audit_batch(stage, audits, sql, batch, first_batch, file_format) %}
-  {{ return(adapter.dispatch('vulcan_audit_batch', 'dbt')(stage, audits, sql, batch, first_batch, file_format)) }}
+  {{ return(adapter.dispatch('vulcan_audit_batch', 'dbt_vulcan')(stage, audits, sql, batch, first_batch, file_format)) }}
 {% endmacro %}
 
 {% macro default__vulcan_audit_batch(stage, audits, sql, batch, first_batch, file_format) %}

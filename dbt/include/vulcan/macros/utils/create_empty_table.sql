@@ -3,7 +3,7 @@
     partitioned CREATE TABLE AS SELECT, which registers every partition in an extra job. -#}
 
 {% macro vulcan_create_empty_table(relation, sql, cfg, replace=false) %}
-  {{ return(adapter.dispatch('vulcan_create_empty_table', 'dbt')(relation, sql, cfg, replace)) }}
+  {{ return(adapter.dispatch('vulcan_create_empty_table', 'dbt_vulcan')(relation, sql, cfg, replace)) }}
 {% endmacro %}
 
 {% macro default__vulcan_create_empty_table(relation, sql, cfg, replace=false) %}

@@ -17,7 +17,7 @@
     batch (utils/python_batch.sql); the views are dropped after each batch. -#}
 
 {% macro vulcan_run_batches(kind, strategy_kind, relation, plan, cfg, time_type, projection=none, action='insert', extra=none) %}
-  {{ return(adapter.dispatch('vulcan_run_batches', 'dbt')(kind, strategy_kind, relation, plan, cfg, time_type, projection, action, extra)) }}
+  {{ return(adapter.dispatch('vulcan_run_batches', 'dbt_vulcan')(kind, strategy_kind, relation, plan, cfg, time_type, projection, action, extra)) }}
 {% endmacro %}
 
 {% macro default__vulcan_run_batches(kind, strategy_kind, relation, plan, cfg, time_type, projection, action, extra=none) %}

@@ -3,7 +3,7 @@
     batches must project to (when changes are ignored), else none. Nothing is touched on error. -#}
 
 {% macro vulcan_apply_schema_change(relation, query_columns, cfg) %}
-  {{ return(adapter.dispatch('vulcan_apply_schema_change', 'dbt')(relation, query_columns, cfg)) }}
+  {{ return(adapter.dispatch('vulcan_apply_schema_change', 'dbt_vulcan')(relation, query_columns, cfg)) }}
 {% endmacro %}
 
 {% macro default__vulcan_apply_schema_change(relation, query_columns, cfg) %}
