@@ -28,7 +28,9 @@ HOURS = (
 def model(**config: Any) -> str:
     args = ", ".join(f"{k}={v!r}" for k, v in config.items())
     return (
-        "{{ config(materialized='incremental_by_time_range', time_column='ts', " + args + ") }}\n"
+        "{{ config(materialized='incremental_by_time_range', time_column='ts', "
+        + args
+        + ") }}\n"
         + HOURS
         + "\n"
     )

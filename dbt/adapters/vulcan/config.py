@@ -69,7 +69,6 @@ KIND_KEYS: dict[str, set[str]] = {
         "time_column",
         "time_data_type",
         "partition_by_time_column",
-        "batch_concurrency",
         "safety_overrides",
     },
     UNIQUE_KEY: _EVERY_KIND | _SCHEDULING | {"unique_key", "when_matched", "merge_filter"},
@@ -140,7 +139,6 @@ class ModelConfig:
     grains: list[str] = field(default_factory=list)
     audits: list[Any] = field(default_factory=list)
     safety_overrides: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

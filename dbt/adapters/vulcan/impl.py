@@ -43,7 +43,6 @@ class VulcanConfig(SparkConfig):
     time_data_type: str | None = None
     lookback: int | None = None
     batch_size: int | None = None
-    batch_concurrency: int | None = None
     start: str | None = None
     end: str | None = None
     cron: str | None = None

@@ -18,7 +18,6 @@ from dbt.adapters.vulcan.intervals import (
     FAR_FUTURE,
     FAR_PAST,
     Interval,
-    IntervalUnit,
     merge_ranges,
     plan_intervals,
 )
@@ -117,7 +116,6 @@ class ModelPlan:
     time_type: str | None
     has_state: bool = False
     rebuild: bool = False
-    warnings: list[str] = field(default_factory=list)
 
     @property
     def fingerprint_changed(self) -> bool:
@@ -139,7 +137,6 @@ class ModelPlan:
             "has_state": self.has_state,
             "rebuild": self.rebuild,
             "all_time": [format_ts(FAR_PAST), format_ts(FAR_FUTURE)],
-            "warnings": list(self.warnings),
         }
 
 
@@ -344,10 +341,6 @@ def partitions_in_range(
         if low <= value < high:
             out.append(values)
     return out
-
-
-def unit_of(cfg: ModelConfig) -> IntervalUnit:
-    return cfg.schedule().unit
 
 
 def partition_spec_sql(values: Mapping[str, str]) -> str:

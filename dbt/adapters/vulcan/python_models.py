@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from dbt.adapters.vulcan.config import KINDS
 from dbt.adapters.vulcan.timemacros import render, token_values
 from dbt.adapters.vulcan.timeutil import parse_time
 
@@ -39,16 +40,7 @@ __all__ = [
 ]
 
 # the materializations that run a Python model batch by batch
-PYTHON_KINDS = frozenset(
-    {
-        "incremental_by_time_range",
-        "incremental_by_unique_key",
-        "incremental_by_partition",
-        "incremental_unmanaged",
-        "scd_type_2_by_time",
-        "scd_type_2_by_column",
-    }
-)
+PYTHON_KINDS = frozenset(KINDS)
 # materializations that stay SQL-only, with the Vulcan kind each one is
 SQL_ONLY = {"view": "VIEW", "ephemeral": "EMBEDDED", "seed": "SEED"}
 
