@@ -369,23 +369,13 @@ class VulcanAdapter(SparkAdapter):
             raise CompilationError(str(exc)) from None
 
     @available
-    def vulcan_batch_sql(
-        self,
-        model: Any,
-        kind: str,
-        compiled_sql: str,
-        batch: Mapping[str, Any],
-        time_type: str,
-        execution_time: str,
-        projection: list[str] | None = None,
-    ) -> dict[str, str]:
-        """A batch's SQL: time tokens substituted, wrapped in the automatic output filter.
-        A Python model's query is `select * from <the view of its DataFrame for the batch>`."""
-        cfg = self._validated(model, kind)
-        if _get(model, "language") == "python":
-            where = f" in batch {batch['label']}"
-            compiled_sql = self._python_query(model, compiled_sql, batch, execution_time, where)
-        return planner.batch_sql(compiled_sql, cfg, batch, time_type, execution_time, projection)
+    def vulcan_python_batch_query(
+        self, model: Any, compiled_code: str, batch: Mapping[str, Any], execution_time: str
+    ) -> str:
+        """A Python model's batch query: `select * from <the view of the DataFrame it returned
+        for the batch>` (the batch SQL of a SQL model is built in Jinja, utils/time_tokens.sql)."""
+        where = f" in batch {batch['label']}"
+        return self._python_query(model, compiled_code, batch, execution_time, where)
 
     @available
     def vulcan_schema_change(
@@ -400,16 +390,16 @@ class VulcanAdapter(SparkAdapter):
         return planner.schema_change(cfg, pairs(table_columns), pairs(query_columns)).as_dict()
 
     @available
-    def vulcan_schema_sql(
-        self, model: Any, kind: str, compiled_sql: str, execution_time: str
+    def vulcan_python_schema_query(
+        self, model: Any, kind: str, compiled_code: str, execution_time: str
     ) -> str:
+        """A Python model's query for its first interval, to read its columns (it runs the
+        model once)."""
         cfg = self._validated(model, kind)
-        if _get(model, "language") == "python":  # run for the model's first interval
-            start = parse_time(cfg.start or "1970-01-01", "start")
-            first = {"start": start, "end": cfg.schedule().add(start)}
-            where = f" reading its columns (first interval, from {start:%Y-%m-%d %H:%M})"
-            return self._python_query(model, compiled_sql, first, execution_time, where)
-        return planner.schema_sql(compiled_sql, cfg, execution_time)
+        start = parse_time(cfg.start or "1970-01-01", "start")
+        first = {"start": start, "end": cfg.schedule().add(start)}
+        where = f" reading its columns (first interval, from {start:%Y-%m-%d %H:%M})"
+        return self._python_query(model, compiled_code, first, execution_time, where)
 
     # --- Python models (python_models.py) --------------------------------------------------
 

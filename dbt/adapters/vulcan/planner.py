@@ -22,7 +22,6 @@ from dbt.adapters.vulcan.intervals import (
     plan_intervals,
 )
 from dbt.adapters.vulcan.state_cache import RelationState
-from dbt.adapters.vulcan.timemacros import output_filter, token_values
 from dbt.adapters.vulcan.timeutil import (
     EPOCH,
     VulcanConfigError,
@@ -114,6 +113,7 @@ class ModelPlan:
     previous_fingerprint: str | None
     execution_time: datetime
     time_type: str | None
+    first_interval: Interval
     has_state: bool = False
     rebuild: bool = False
 
@@ -137,6 +137,7 @@ class ModelPlan:
             "has_state": self.has_state,
             "rebuild": self.rebuild,
             "all_time": [format_ts(FAR_PAST), format_ts(FAR_FUTURE)],
+            "first_interval": [format_ts(s) for s in self.first_interval],
         }
 
 
@@ -153,6 +154,13 @@ def fingerprint(raw_code: str, cfg: ModelConfig) -> str:
     }
     text = raw_code.strip() + "\n" + json.dumps(shaping, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def first_interval(cfg: ModelConfig) -> Interval:
+    """The model's first interval (from `start`, or 1970-01-01): the time tokens of the query
+    whose columns a run reads."""
+    start = parse_time(cfg.start, "start") if cfg.start else EPOCH
+    return start, cfg.schedule().add(start)
 
 
 def plan_model(
@@ -214,6 +222,7 @@ def plan_model(
         previous_fingerprint=previous,
         execution_time=run_vars.execution_time,
         time_type=time_type if isinstance(time_type, str) else None,
+        first_interval=first_interval(cfg),
         has_state=bool(state.rows),
         rebuild=rebuild,
     )
@@ -246,6 +255,7 @@ def _untracked_plan(
         previous_fingerprint=previous,
         execution_time=run_vars.execution_time,
         time_type=cfg.time_data_type,
+        first_interval=first_interval(cfg),
         has_state=bool(state.rows),
         rebuild=rebuild,
     )
@@ -272,40 +282,6 @@ def time_type_from_columns(cfg: ModelConfig, columns: Mapping[str, str]) -> str:
             "string (with a format) or int/bigint epochs (set time_data_type)"
         )
     return kind
-
-
-def batch_sql(
-    compiled_sql: str,
-    cfg: ModelConfig,
-    batch: Mapping[str, Any],
-    time_type: str,
-    exec_time: str,
-    projection: list[str] | None = None,
-) -> dict[str, str]:
-    """The batch's query with time tokens substituted, wrapped in the automatic output filter."""
-    from dbt.adapters.vulcan.timemacros import render
-
-    start = parse_time(batch["start"], "start")
-    end = parse_time(batch["end"], "end")
-    values = token_values(start, end, parse_time(exec_time, "vulcan_execution_time"))
-    rendered = render(compiled_sql, values)
-    select_list = ", ".join(projection) if projection else "*"
-    if cfg.time_column is None:  # kinds without an automatic output filter
-        wrapped = f"select {select_list} from (\n{rendered}\n) as vulcan_batch"
-        return {"sql": wrapped, "filter": "true", "query": rendered}
-    column = f"`{cfg.time_column}`"
-    predicate = output_filter(column, start, end, time_type, cfg.time_format)
-    wrapped = f"select {select_list} from (\n{rendered}\n) as vulcan_batch\nwhere {predicate}"
-    return {"sql": wrapped, "filter": predicate, "query": rendered}
-
-
-def schema_sql(compiled_sql: str, cfg: ModelConfig, exec_time: str) -> str:
-    """The model's query with tokens bound to the model start: for schema discovery only."""
-    from dbt.adapters.vulcan.timemacros import render
-
-    start = parse_time(cfg.start, "start") if cfg.start else parse_time("1970-01-01", "start")
-    values = token_values(start, cfg.schedule().add(start), parse_time(exec_time, "execution"))
-    return render(compiled_sql, values)
 
 
 def partitions_in_range(

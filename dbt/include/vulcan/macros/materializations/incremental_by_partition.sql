@@ -26,7 +26,7 @@
   {% do vulcan_load_state() %}
   {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, _vulcan_run_vars()) -%}
   {%- set rebuild = plan.rebuild -%}  {#- a pending vulcan_restate rebuilds too -#}
-  {%- set schema_sql = adapter.vulcan_schema_sql(model, kind, compiled_code, plan.execution_time) -%}
+  {%- set schema_sql = vulcan_model_query(kind, cfg, plan) -%}
   {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
   {%- set projection = none -%}
   {%- if not created -%}

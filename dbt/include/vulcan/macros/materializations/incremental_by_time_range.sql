@@ -22,7 +22,7 @@
   {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, _vulcan_run_vars()) -%}
   {%- set rebuild = plan.rebuild -%}
   {%- set time_type = plan.time_type -%}
-  {%- set schema_sql = adapter.vulcan_schema_sql(model, kind, compiled_code, plan.execution_time) -%}
+  {%- set schema_sql = vulcan_model_query(kind, cfg, plan) -%}
   {%- set query_columns = none -%}
   {%- if rebuild or plan.fingerprint_changed or not time_type -%}
     {%- set query_columns = get_column_schema_from_query(schema_sql) -%}

@@ -20,7 +20,7 @@
   {% do vulcan_load_state() %}
   {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, _vulcan_run_vars()) -%}
   {%- set rebuild = plan.rebuild -%}
-  {%- set schema_sql = adapter.vulcan_schema_sql(model, kind, compiled_code, plan.execution_time) -%}
+  {%- set schema_sql = vulcan_model_query(kind, cfg, plan) -%}
   {%- set projection = none -%}
 
   {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}

@@ -26,7 +26,7 @@
   {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, run_vars) -%}
   {#- a pending vulcan_restate (disable_restatement: false) rebuilds the whole history -#}
   {%- set rebuild = plan.rebuild -%}
-  {%- set schema_sql = adapter.vulcan_schema_sql(model, kind, compiled_code, plan.execution_time) -%}
+  {%- set schema_sql = vulcan_model_query(kind, cfg, plan) -%}
   {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
   {#- checks unique_key, updated_at_name, columns and the valid_* names against the query -#}
   {%- set table_columns = adapter.vulcan_scd2_table_columns(model, kind, query_columns) -%}

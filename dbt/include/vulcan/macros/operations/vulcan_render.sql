@@ -14,6 +14,7 @@
     {%- set relation = {'schema': node.schema, 'identifier': node.alias} -%}
     {%- set plan = adapter.vulcan_plan(node, kind, relation, not found.exists[node.unique_id], run_vars) -%}
     {%- set compiled = adapter.vulcan_compiled_code(node) -%}
+    {%- set cfg = adapter.vulcan_model_config(node, kind) -%}
     {%- set time_type = plan.time_type or node.config.get('time_data_type') or 'date' -%}
     {{ print('-- ' ~ node.name ~ ' [' ~ kind ~ ']: ' ~ plan.batches | length ~ ' batch(es)') }}
     {%- if node.language == 'python' -%}
@@ -21,7 +22,7 @@
       {{ print('-- a Python model: each batch calls model(dbt, session) with dbt.vulcan set to: ' ~ plan.batches | map(attribute='label') | join(', ')) }}
     {%- endif -%}
     {%- for batch in (plan.batches if node.language != 'python' else []) -%}
-      {%- set rendered = adapter.vulcan_batch_sql(node, kind, compiled, batch, time_type, plan.execution_time) -%}
+      {%- set rendered = vulcan_batch_query(compiled, cfg, batch, time_type, plan.execution_time) -%}
       {{ print('-- [' ~ batch.index ~ '/' ~ batch.count ~ '] ' ~ batch.label) }}
       {{ print(rendered.sql ~ ';') }}
     {%- endfor -%}

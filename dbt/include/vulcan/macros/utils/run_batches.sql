@@ -28,7 +28,8 @@
   {%- set audits = adapter.vulcan_audits(model, kind, stage, context) if run_batches else [] -%}
   {%- for batch in run_batches -%}
     {%- set started = modules.datetime.datetime.now() -%}
-    {%- set rendered = adapter.vulcan_batch_sql(model, kind, compiled_code, batch, time_type, plan.execution_time, projection) -%}
+    {%- set query = adapter.vulcan_python_batch_query(model, compiled_code, batch, plan.execution_time) if model.language == 'python' else compiled_code -%}
+    {%- set rendered = vulcan_batch_query(query, cfg, batch, time_type, plan.execution_time, projection) -%}
     {%- set batch_sql = rendered.sql -%}
     {%- if audits -%}
       {%- set batch_sql = vulcan_audit_batch(stage, audits, rendered.sql, batch, loop.first, cfg.file_format) -%}
