@@ -46,7 +46,7 @@ def test_render_examples(h: Harness) -> None:
     values = token_values(*WEEK)
     sql = (
         "select '@start_ds' as s, `@end_ds` as b, @{start_ds} x, @start_dsx, @unknown -- @end_ds\n"
-        "from t /* @start_ds */ where d between @start_ds and @end_ds and e = \"@end_ds\""
+        'from t /* @start_ds */ where d between @start_ds and @end_ds and e = "@end_ds"'
     )
     rendered = h.call("vulcan_render_tokens", sql, values)
     assert rendered == render(sql, values)
@@ -84,9 +84,8 @@ def test_output_filter_equals_the_oracle(h: Harness, time_type: str, fmt: str | 
 def test_batch_query_wraps_the_rendered_query_in_the_filter(h: Harness) -> None:
     cfg = {"time_column": "order_date", "time_format": None}
     batch = {"start": "2025-01-01 00:00:00", "end": "2025-01-08 00:00:00"}
-    out = h.call(
-        "vulcan_batch_query", "select * from o where d >= @start_ds", cfg, batch, "date", "2025-01-08"
-    )
+    query = "select * from o where d >= @start_ds"
+    out = h.call("vulcan_batch_query", query, cfg, batch, "date", "2025-01-08")
     assert out["query"] == "select * from o where d >= '2025-01-01'"
     assert out["filter"] == (
         "`order_date` >= CAST('2025-01-01' AS DATE) AND `order_date` <= CAST('2025-01-07' AS DATE)"
@@ -95,10 +94,11 @@ def test_batch_query_wraps_the_rendered_query_in_the_filter(h: Harness) -> None:
         "select * from (\nselect * from o where d >= '2025-01-01'\n) as vulcan_batch\nwhere "
         + out["filter"]
     )
-    keyed = h.call("vulcan_batch_query", "select 1 as a", {"time_column": None}, batch, "", "2025-01-08")
+    untimed = {"time_column": None}
+    keyed = h.call("vulcan_batch_query", "select 1 as a", untimed, batch, "", "2025-01-08")
     assert keyed["filter"] == "true" and keyed["sql"].endswith(") as vulcan_batch")
     projected = h.call(
-        "vulcan_batch_query", "select 1 as a", {"time_column": None}, batch, "", "2025-01-08", ["`a`"]
+        "vulcan_batch_query", "select 1 as a", untimed, batch, "", "2025-01-08", ["`a`"]
     )
     assert projected["sql"].startswith("select `a` from (")
 
