@@ -12,82 +12,24 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from dbt.adapters.vulcan import config_keys
+from dbt.adapters.vulcan.config_keys import KINDS
 from dbt.adapters.vulcan.intervals import Schedule
 from dbt.adapters.vulcan.timemacros import TIME_DATA_TYPES, to_python_format
 from dbt.adapters.vulcan.timeutil import VulcanConfigError, format_ts, parse_end, parse_time
 
-TIME_RANGE = "incremental_by_time_range"
-UNIQUE_KEY = "incremental_by_unique_key"
-PARTITION = "incremental_by_partition"
-UNMANAGED = "incremental_unmanaged"
-SCD2_BY_TIME = "scd_type_2_by_time"
-SCD2_BY_COLUMN = "scd_type_2_by_column"
-KINDS = (TIME_RANGE, UNIQUE_KEY, PARTITION, UNMANAGED, SCD2_BY_TIME, SCD2_BY_COLUMN)
+TIME_RANGE, UNIQUE_KEY, PARTITION, UNMANAGED, SCD2_BY_TIME, SCD2_BY_COLUMN = KINDS
 
 FILE_FORMATS = ("parquet", "delta", "iceberg")
 CHANGE_ACTIONS = ("allow", "warn", "error", "ignore")
 
-_SCHEDULING = {
-    "start",
-    "end",
-    "cron",
-    "interval_unit",
-    "week_start",
-    "allow_partials",
-    "batch_size",
-    "lookback",
-}
-_EVERY_KIND = {
-    "grains",
-    "grains_audit",
-    "audits",
-    "assertions",
-    "forward_only",
-    "on_destructive_change",
-    "on_additive_change",
-    "disable_restatement",
-    "partitioned_by",
-}
-_SCD2 = {
-    "unique_key",
-    "valid_from_name",
-    "valid_to_name",
-    "invalidate_hard_deletes",
-    "time_data_type",
-    "updated_at_name",
-    "batch_size",
-    "start",
-    "end",
-    "cron",
-    "interval_unit",
-    "week_start",
-}
-KIND_KEYS: dict[str, set[str]] = {
-    TIME_RANGE: _EVERY_KIND
-    | _SCHEDULING
-    | {
-        "time_column",
-        "time_data_type",
-        "partition_by_time_column",
-        "safety_overrides",
-    },
-    UNIQUE_KEY: _EVERY_KIND | _SCHEDULING | {"unique_key", "when_matched", "merge_filter"},
-    PARTITION: _EVERY_KIND,
-    UNMANAGED: _EVERY_KIND,
-    SCD2_BY_TIME: _EVERY_KIND | _SCD2 | {"updated_at_as_valid_from"},
-    SCD2_BY_COLUMN: _EVERY_KIND | _SCD2 | {"columns", "execution_time_as_valid_from"},
-}
-REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
-    TIME_RANGE: ("time_column", "start"),
-    UNIQUE_KEY: ("unique_key",),
-    PARTITION: (),
-    UNMANAGED: (),
-    SCD2_BY_TIME: ("unique_key",),
-    SCD2_BY_COLUMN: ("unique_key", "columns"),
-}
+# which keys each kind accepts and requires: from the one declaration (config_keys.sql)
+KIND_KEYS: dict[str, set[str]] = config_keys.kind_keys()
+REQUIRED_KEYS: dict[str, tuple[str, ...]] = config_keys.required_keys()
 ALL_VULCAN_KEYS = set().union(*KIND_KEYS.values())
-# dbt-vulcan keys that no kind of ours uses, but that a typo must not be mistaken for
-_DBT_KEYS = {"partition_by", "file_format", "incremental_strategy", "full_refresh"}
+# dbt's keys: honoured where they apply, never "a key of another kind"; with two more of dbt's
+# own that a typo must not be mistaken for
+_DBT_KEYS = config_keys.dbt_keys() | {"incremental_strategy", "full_refresh"}
 
 
 # config values dbt-core gives every node whether the user set them or not (microbatch's
@@ -237,7 +179,7 @@ def _time_column(value: Any, errors: _Collector) -> tuple[str | None, str | None
 def _unknown_keys(kind: str, config: Mapping[str, Any], errors: _Collector) -> None:
     allowed = KIND_KEYS[kind]
     for key in sorted(config):
-        if key in allowed or config[key] is None:  # dbt lists unset keys as None
+        if key in allowed or key in _DBT_KEYS or config[key] is None:  # unset keys are None
             continue
         owners = kind_owner(key)
         if owners:

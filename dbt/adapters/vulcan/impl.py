@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import field, make_dataclass
 from typing import Any, TypeAlias
 
 from dbt.adapters.base import available
@@ -20,7 +20,7 @@ from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.vulcan import config as model_config
-from dbt.adapters.vulcan import operations, planner, python_models
+from dbt.adapters.vulcan import config_keys, operations, planner, python_models
 from dbt.adapters.vulcan.connections import VulcanConnectionManager
 from dbt.adapters.vulcan.state import StateRow, compact
 from dbt.adapters.vulcan.state_cache import StateCache, now_utc, row_from_record, values_sql
@@ -34,45 +34,18 @@ TABLE_NOT_FOUND = ("TABLE_OR_VIEW_NOT_FOUND", "Table or view not found", "SCHEMA
 _STATE_LOCK = threading.RLock()
 
 
-@dataclass
-class VulcanConfig(SparkConfig):
-    """Every model config key dbt-vulcan reads, with its type (see README for meanings)."""
-
-    # incremental_by_time_range
-    time_column: str | list[str] | dict[str, str] | None = None
-    time_data_type: str | None = None
-    lookback: int | None = None
-    batch_size: int | None = None
-    start: str | None = None
-    end: str | None = None
-    cron: str | None = None
-    interval_unit: str | None = None
-    week_start: str | int | None = None
-    allow_partials: bool | None = None
-    forward_only: bool | None = None
-    on_destructive_change: str | None = None
-    on_additive_change: str | None = None
-    partition_by_time_column: bool | None = None
-    partitioned_by: list[str] | str | None = None
-    disable_restatement: bool | None = None
-    # incremental_by_unique_key
-    unique_key: list[str] | str | None = None
-    when_matched: str | list[str] | None = None
-    merge_filter: str | None = None
-    # SCD type 2
-    valid_from_name: str | None = None
-    valid_to_name: str | None = None
-    updated_at_name: str | None = None
-    updated_at_as_valid_from: bool | None = None
-    invalidate_hard_deletes: bool | None = None
-    columns: list[str] | str | None = None
-    execution_time_as_valid_from: bool | None = None
-    # every kind
-    grains: list[str] | str | None = None
-    audits: list[Any] | None = None
-    assertions: list[Any] | None = None
-    safety_overrides: list[str] | None = None
-    grains_audit: bool | None = None
+# Every model config key dbt-vulcan reads, for dbt's config machinery: from the one declaration
+# (macros/config/config_keys.sql; README documents each).
+VulcanConfig = make_dataclass(
+    "VulcanConfig",
+    [
+        (name, Any, field(default=None))
+        for key in config_keys.config_keys()
+        for name in key.names
+        if name not in SparkConfig.__dataclass_fields__
+    ],
+    bases=(SparkConfig,),
+)
 
 
 @contextmanager
@@ -108,7 +81,7 @@ def is_stage_of(table: str, name: str) -> bool:
 
 class VulcanAdapter(SparkAdapter):
     ConnectionManager: TypeAlias = VulcanConnectionManager  # type: ignore[assignment]
-    AdapterSpecificConfigs: TypeAlias = VulcanConfig  # type: ignore[assignment]
+    AdapterSpecificConfigs = VulcanConfig  # type: ignore[assignment]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

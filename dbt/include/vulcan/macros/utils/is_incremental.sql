@@ -5,9 +5,7 @@
     {{ return(False) }}
   {% endif %}
   {% set relation = adapter.get_relation(this.database, this.schema, this.table) %}
-  {% set kinds = ['incremental', 'incremental_by_time_range', 'incremental_by_unique_key',
-                  'incremental_by_partition', 'incremental_unmanaged',
-                  'scd_type_2_by_time', 'scd_type_2_by_column'] %}
+  {% set kinds = ['incremental'] + vulcan_kinds() %}
   {{ return(relation is not none
             and relation.type == 'table'
             and model.config.materialized in kinds
