@@ -13,6 +13,14 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q -e ".[dev]"
   touch "$stamp"
 fi
+# dbt-databricks in a venv of its own (its releases pin their own dbt-spark): package mode's
+# parse and rendering tests on `type: databricks`. 1.11: 1.12's dbt-core fetches a parser wheel
+# from outside the package registries.
+if [ ! -x .venv-databricks/bin/dbt ]; then
+  python3 -m venv .venv-databricks
+  .venv-databricks/bin/python -m pip install -q --upgrade pip
+  .venv-databricks/bin/python -m pip install -q "dbt-databricks~=1.11.0"
+fi
 if ! command -v java >/dev/null 2>&1; then
   echo "bootstrap: Spark needs a Java runtime (JDK 17); install one (e.g. apt-get install openjdk-17-jdk-headless)" >&2
   exit 1
