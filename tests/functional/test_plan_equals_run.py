@@ -100,6 +100,7 @@ def run_and_diff(project: Any, run_vars: dict[str, str]) -> dict[str, list[tuple
     return {name: after[name][len(before[name]) :] for name in MODELS}
 
 
+@pytest.mark.profile_only("parquet")  # planning does not depend on the table format
 class TestPlanEqualsRun:
     @pytest.fixture(scope="class")
     def models(self) -> dict[str, str]:
