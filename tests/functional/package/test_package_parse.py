@@ -68,6 +68,7 @@ def dbt(executable: Path, root: Path, *args: str) -> str:
     return output
 
 
+@pytest.mark.profile_only("parquet")  # no Spark: once per CI run is enough
 @pytest.mark.parametrize("adapter", ["spark", "databricks"])
 def test_parses_on_a_stock_adapter_with_the_package(tmp_path: Path, adapter: str) -> None:
     executable = DBT if adapter == "spark" else DATABRICKS_DBT
