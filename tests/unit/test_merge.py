@@ -417,3 +417,84 @@ def test_parquet_strategy_drops_emptied_partitions(h: Harness) -> None:
         f"from s.t{STAGE} where not __vulcan_marker",
         f"drop table if exists s.t{STAGE}",
     ]
+
+
+# ------------------------------------------------------------- columns against the query
+
+COLUMNS = ["id", "name", "region", "updated_at"]
+LISTED = "its columns are: id, name, region, updated_at"
+
+
+def column_problems(target: list[str] | None = COLUMNS, **config: Any) -> list[str]:
+    spec = UpsertSpec.build(validate("m", KIND, {"unique_key": "id", **config}))
+    return spec.column_problems(COLUMNS, target)
+
+
+def test_key_columns_must_be_returned_by_the_query() -> None:
+    assert column_problems(unique_key="nope") == [
+        f"unique_key: 'nope' is not a column of the model's query; {LISTED}"
+    ]
+    assert column_problems(unique_key=["ID", "concat(region, nope)"]) == [
+        f"unique_key: 'concat(region, nope)' names nope, which is not a column of the "
+        f"model's query; {LISTED}"
+    ]
+
+
+def test_merge_filter_columns_are_checked_per_side() -> None:
+    assert column_problems(merge_filter="target.zzz > 0") == [
+        "merge_filter: 'target.zzz > 0' names target.zzz, which is not a column of the "
+        f"table (target); {LISTED}"
+    ]
+    assert column_problems(merge_filter="source.zzz > 0") == [
+        "merge_filter: 'source.zzz > 0' names source.zzz, which is not a column of the "
+        f"model's query (source); {LISTED}"
+    ]
+    assert column_problems(merge_filter="zzz > 0") == [
+        "merge_filter: 'zzz > 0' names zzz, which is a column of neither the model's query "
+        "(source: id, name, region, updated_at) nor the table (target: id, name, region, "
+        "updated_at)"
+    ]
+    assert column_problems(merge_filter="t.region = 'eu'") == [
+        "merge_filter: \"t.region = 'eu'\" names t.region: 't' is neither source (the model's "
+        "query) nor target (the table); write source.<column> or target.<column>"
+    ]
+
+
+def test_good_references_pass() -> None:
+    fine = (
+        "target.updated_at < source.updated_at and region = 'eu' and updated_at < "
+        "current_date and transform(array(id), x -> x + 1)[0] > 0 and Source.NAME is not null"
+    )
+    assert column_problems(merge_filter=fine) == []
+    clause = "WHEN MATCHED AND source.id > 0 THEN UPDATE SET name = source.name, region = 'x'"
+    assert column_problems(when_matched=clause) == []
+
+
+def test_when_matched_conditions_values_and_assigned_columns_are_checked() -> None:
+    clause = (
+        "WHEN MATCHED AND source.nope > 1 THEN UPDATE SET name = source.bad, zz = 1 "
+        "WHEN MATCHED THEN DELETE"
+    )
+    assert column_problems(when_matched=clause) == [
+        "when_matched clause 1: 'source.nope > 1' names source.nope, which is not a column "
+        f"of the model's query (source); {LISTED}",
+        "when_matched clause 1: 'source.bad' names source.bad, which is not a column of the "
+        f"model's query (source); {LISTED}",
+        f"when_matched clause 1: UPDATE SET zz = ...: 'zz' is not a column of the table "
+        f"(target); {LISTED}",
+    ]
+
+
+def test_an_unknown_target_is_not_checked() -> None:
+    assert column_problems(None, merge_filter="target.zzz > 0 and t.x = 1 and zz = 1") == []
+    assert column_problems(None, merge_filter="source.zzz > 0") != []
+
+
+def test_incremental_predicates_are_named_as_such() -> None:
+    spec = UpsertSpec.build(
+        validate("m", KIND, {"unique_key": "id"}), None, ["DBT_INTERNAL_DEST.nope > 0"]
+    )
+    assert spec.column_problems(COLUMNS, COLUMNS) == [
+        "incremental_predicates: 'target.nope > 0' names target.nope, which is not a column "
+        f"of the table (target); {LISTED}"
+    ]

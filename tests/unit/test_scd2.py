@@ -231,3 +231,16 @@ def test_a_duplicate_key_error_raised_inside_a_write_shows_its_cause(wrapper: st
     error = RuntimeError("py4j")
     error.java_exception = _Java(wrapper, _Java("java.util.concurrent.ExecutionException", root))  # type: ignore[attr-defined]
     assert jvm_message(error) == f"{wrapper.strip()} Cause: {root.message}"
+
+
+def test_unique_key_expressions_must_name_query_columns() -> None:
+    with pytest.raises(VulcanConfigError) as exc:
+        build(unique_key=["concat(id, nope)", "missing"])
+    assert str(exc.value) == (
+        "Invalid config for model 'm' (scd_type_2_by_time), 2 problem(s):\n"
+        "  - unique_key: 'concat(id, nope)' names nope, which is not a column of the model's "
+        "query; its columns are: id, name, price, updated_at\n"
+        "  - unique_key: 'missing' is not a column of the model's query; its columns are: "
+        "id, name, price, updated_at"
+    )
+    assert build(unique_key="concat(ID, name)").keys == ("concat(ID, name)",)

@@ -5,6 +5,8 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from dbt.adapters.vulcan.timeutil import (
+    MAX_TIME,
+    MIN_TIME,
     VulcanConfigError,
     format_range,
     format_ts,
@@ -131,3 +133,40 @@ def test_format_range() -> None:
     assert format_range(datetime(2025, 1, 8), datetime(2025, 1, 9), False) == (
         "2025-01-08 00:00:00 - 2025-01-09 00:00:00"
     )
+
+
+# ------------------------------------------------------------------ the allowed range
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["9999-12-31", "0001-01-01", "1899-12-31 23:59:59", "3000-01-01 00:00:01", 10**18, -(10**13)],
+)
+def test_times_out_of_range_are_refused_with_the_range(value: object) -> None:
+    for parse in (parse_time, parse_end):
+        with pytest.raises(VulcanConfigError) as exc:
+            parse(value, "vulcan_execution_time")
+        assert str(exc.value) == (
+            f"vulcan_execution_time: {value!r} is out of range; "
+            "times must lie between 1900-01-01 and 3000-01-01"
+        )
+
+
+def test_range_bounds_are_included() -> None:
+    assert parse_time("1900-01-01", "start") == MIN_TIME == datetime(1900, 1, 1)
+    assert parse_time("3000-01-01 00:00:00", "end") == MAX_TIME == datetime(3000, 1, 1)
+    assert parse_end("2999-12-31", "end") == MAX_TIME  # the whole last day
+    assert parse_end(date(2999, 12, 31), "end") == MAX_TIME
+
+
+def test_a_date_only_end_on_the_upper_bound_is_refused_with_the_last_end_date() -> None:
+    with pytest.raises(VulcanConfigError, match="the last end date is 2999-12-31"):
+        parse_end("3000-01-01", "end")
+
+
+def test_stored_times_are_read_unbounded() -> None:
+    assert parse_time("9999-12-31 00:00:00", "interval_end", bounded=False) == datetime(
+        9999, 12, 31
+    )
+    with pytest.raises(VulcanConfigError, match="out of range"):
+        parse_time(datetime(9999, 12, 31), "interval_end")

@@ -258,10 +258,7 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
     cfg.on_additive_change = _choice(
         config.get("on_additive_change"), "on_additive_change", CHANGE_ACTIONS, "allow", errors
     )
-    partition_by = config.get("partitioned_by")
-    if partition_by is None:
-        partition_by = config.get("partition_by")
-    extra_partitions = _as_list(partition_by, "partition_by", errors)
+    extra_partitions, partition_given = _partitions(config, errors)
 
     if kind in (TIME_RANGE, UNIQUE_KEY, SCD2_BY_TIME, SCD2_BY_COLUMN):
         _scheduling(cfg, config, errors)
@@ -271,7 +268,7 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
         cfg.partition_cols = leading + [c for c in extra_partitions if c != cfg.time_column]
     else:
         cfg.partition_cols = extra_partitions
-    if kind == PARTITION and not cfg.partition_cols:
+    if kind == PARTITION and not cfg.partition_cols and not partition_given:
         errors.add(
             "partitioned_by: required for incremental_by_partition: the column(s) whose values "
             "make a partition, e.g. partitioned_by: ['warehouse_id'] (dbt's partition_by works too)"
@@ -298,6 +295,26 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
     if errors.errors:
         raise VulcanConfigError(_message(model, kind, errors.errors))
     return cfg
+
+
+def _partitions(config: Mapping[str, Any], errors: _Collector) -> tuple[list[str], bool]:
+    """The extra partition columns, from `partitioned_by` or dbt's `partition_by` (both set:
+    they must name the same columns), and whether either was given."""
+    given = {
+        key: _as_list(config.get(key), key, errors)
+        for key in ("partitioned_by", "partition_by")
+        if config.get(key) is not None
+    }
+    if len(given) == 2:
+        first, second = given["partitioned_by"], given["partition_by"]
+        if first and second and [c.lower() for c in first] != [c.lower() for c in second]:
+            errors.add(
+                f"partitioned_by: {config['partitioned_by']!r} differs from partition_by: "
+                f"{config['partition_by']!r}; partitioned_by is an alias of dbt's partition_by: "
+                "set one of them (or both to the same columns)"
+            )
+    columns = next(iter(given.values()), [])
+    return columns, bool(given)
 
 
 def _unique_key(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:

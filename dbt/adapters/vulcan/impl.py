@@ -150,6 +150,7 @@ class VulcanAdapter(SparkAdapter):
         if cfg.time_column is None or _get(model, "language") == "python":
             return []
         try:
+            safety.check_time_column(compiled_sql, cfg.time_column)
             findings = safety.analyze(
                 compiled_sql,
                 cfg.time_column,
@@ -288,8 +289,8 @@ class VulcanAdapter(SparkAdapter):
         rows = [
             StateRow(
                 relation=self.vulcan_relation_key(relation),
-                start=parse_time(start, "interval_start"),
-                end=parse_time(end, "interval_end"),
+                start=parse_time(start, "interval_start", bounded=False),
+                end=parse_time(end, "interval_end", bounded=False),
                 kind=row_type,
                 fingerprint=fingerprint,
                 invocation_id=get_invocation_id(),
@@ -330,6 +331,26 @@ class VulcanAdapter(SparkAdapter):
         except VulcanConfigError as exc:
             raise CompilationError(f"Model '{cfg.model}': {exc}") from None
         return plan.as_dict()
+
+    @available
+    def vulcan_check_columns(
+        self, model: Any, kind: str, columns: list[Any], new_table: bool
+    ) -> str:
+        """The config checked against the query's columns (read once, without running it)
+        before anything is created, written or recorded: the time column, the partition
+        columns of a new table, the columns the unique key, merge_filter and when_matched
+        name (column_checks.py). Every problem at once."""
+        from dbt.adapters.vulcan import column_checks
+
+        cfg = self._validated(model, kind)
+        upsert = self._upsert(model) if kind == model_config.UNIQUE_KEY else None
+        pairs = [(str(_get(c, "name")), str(_get(c, "dtype"))) for c in columns]
+        key = column_checks.partition_key(model_config.node_config(model))
+        try:
+            column_checks.check(cfg, pairs, bool(new_table), upsert, key)
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+        return ""
 
     @available
     def vulcan_time_type(self, model: Any, kind: str, columns: list[Any]) -> str:

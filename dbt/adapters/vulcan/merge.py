@@ -87,6 +87,10 @@ class Key:
     def sql(self, alias: str | None = None) -> str:
         return self.text if alias is None else qualify(self.expression, self.text, alias)
 
+    def columns(self) -> list[str]:
+        """The columns it names (of a struct field `s.f`, the column `s`)."""
+        return [c.parts[0].name for c in _columns(self.expression)]
+
 
 def _split_top_level(text: str) -> list[str]:
     """`a, b` and `(a, b)` -> ['a', 'b']; anything else -> [text]."""
@@ -386,6 +390,88 @@ def _dbt_aliases(predicate: str) -> str:
     return "".join(out).strip()
 
 
+# ---------------------------------------------------------------------------- columns
+
+# names Spark reads as functions without parentheses, never columns
+_NILADIC = frozenset(
+    {
+        "current_date",
+        "current_timestamp",
+        "current_time",
+        "current_user",
+        "current_catalog",
+        "current_database",
+        "current_schema",
+        "localtimestamp",
+        "localtime",
+        "session_user",
+        "user",
+    }
+)
+
+
+class _Sides:
+    """The columns of the two sides of an upsert: `source` (the model's query) and `target`
+    (the table; None when not known, then references to it are not checked)."""
+
+    def __init__(self, source: Sequence[str], target: Sequence[str] | None) -> None:
+        self.columns = {SOURCE: list(source), TARGET: None if target is None else list(target)}
+        self.lower = {
+            side: None if names is None else {n.lower() for n in names}
+            for side, names in self.columns.items()
+        }
+
+    def in_source(self, name: str) -> bool:
+        found = self.lower[SOURCE]
+        return found is None or name.lower() in found
+
+    def in_target(self, name: str) -> bool:
+        found = self.lower[TARGET]
+        return found is None or name.lower() in found
+
+    def listing(self, side: str) -> str:
+        return ", ".join(self.columns[side] or [])
+
+    def references(self, label: str, text: str) -> list[str]:
+        """Problems of the columns a SQL condition or value names: `source.<c>` must be a
+        column of the query, `target.<c>` one of the table, a bare `<c>` one of either (a
+        struct's field `<c>.<f>` too); another qualifier is neither side."""
+        try:
+            parsed = sqlglot.parse_one(f"SELECT 1 WHERE {text}", read=_DIALECT)
+        except SqlglotError:
+            return []  # reported when the text was validated
+        if not isinstance(parsed, exp.Expression):
+            return []
+        problems = []
+        for column in _columns(parsed):
+            parts = [p.name for p in column.parts]
+            head = parts[0].lower()
+            written = column.sql(dialect=_DIALECT)
+            if head in (SOURCE, TARGET) and len(parts) > 1:
+                found = self.in_source if head == SOURCE else self.in_target
+                if not found(parts[1]):
+                    what = "the model's query" if head == SOURCE else "the table"
+                    problems.append(
+                        f"{label}: {text!r} names {written}, which is not a column of {what} "
+                        f"({head}); its columns are: {self.listing(head)}"
+                    )
+            elif self.in_source(head) or self.in_target(head) or head in _NILADIC:
+                continue  # a column (or struct field) of either side; target unknown: passes
+            elif len(parts) > 1:
+                problems.append(
+                    f"{label}: {text!r} names {written}: {parts[0]!r} is neither {SOURCE} (the "
+                    f"model's query) nor {TARGET} (the table); write {SOURCE}.<column> or "
+                    f"{TARGET}.<column>"
+                )
+            else:
+                problems.append(
+                    f"{label}: {text!r} names {written}, which is a column of neither the "
+                    f"model's query ({SOURCE}: {self.listing(SOURCE)}) nor the table "
+                    f"({TARGET}: {self.listing(TARGET)})"
+                )
+        return problems
+
+
 # ------------------------------------------------------------------------------ upsert
 
 
@@ -414,6 +500,8 @@ class UpsertSpec:
     clauses: tuple[Clause, ...]
     when_matched: str  # the clauses as written (tokens rendered), for MERGE
     merge_filter: str | None
+    # each filter as written (tokens rendered), with the config key it came from
+    filters: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def build(
@@ -436,6 +524,8 @@ class UpsertSpec:
         filters = [cfg.merge_filter] if cfg.merge_filter else []
         filters += [_dbt_aliases(p) for p in incremental_predicates if p.strip()]
         rendered = [render(f, values) for f in filters]
+        labels = ["merge_filter"] * bool(cfg.merge_filter)
+        labels += ["incremental_predicates"] * (len(rendered) - len(labels))
         for text in rendered:
             try:
                 sqlglot.parse_one(f"SELECT 1 WHERE {text}", read=_DIALECT)
@@ -454,7 +544,44 @@ class UpsertSpec:
             clauses=tuple(clauses),
             when_matched="\n".join(c.strip() for c in when_matched if c.strip()),
             merge_filter=merge_filter,
+            filters=tuple(zip(labels, rendered, strict=True)),
         )
+
+    # --- columns ---
+
+    def column_problems(self, source: Sequence[str], target: Sequence[str] | None) -> list[str]:
+        """Every column the key, `merge_filter` and `when_matched` name, checked against the
+        query's columns (`source`) and the table's (`target`; None when unknown: not
+        checked). Problems, as lines of a config error."""
+        sides = _Sides(source, target)
+        problems = []
+        for key in self.keys:
+            missing = [
+                c.sql(dialect=_DIALECT)
+                for c in _columns(key.expression)
+                if not sides.in_source(c.parts[0].name)
+            ]
+            if not missing:
+                continue
+            what = "is" if missing == [key.text] else f"names {', '.join(missing)}, which is"
+            problems.append(
+                f"unique_key: {key.text!r} {what} not a column of the model's query; its "
+                f"columns are: {sides.listing(SOURCE)}"
+            )
+        for label, text in self.filters:
+            problems += sides.references(label, text)
+        for number, clause in enumerate(self.clauses, start=1):
+            label = f"when_matched clause {number}"
+            if clause.condition is not None:
+                problems += sides.references(label, clause.condition)
+            for column, value in clause.assignments:
+                if not sides.in_target(column):
+                    problems.append(
+                        f"{label}: UPDATE SET {column} = ...: {column!r} is not a column of "
+                        f"the table ({TARGET}); its columns are: {sides.listing(TARGET)}"
+                    )
+                problems += sides.references(label, value)
+        return problems
 
     # --- pieces ---
 

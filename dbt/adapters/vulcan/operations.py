@@ -312,4 +312,4 @@ def restatements(nodes: list[Any], start: object, end: object) -> list[Restateme
 
 
 def _ts(text: str) -> datetime:
-    return parse_time(text, "interval")
+    return parse_time(text, "interval", bounded=False)

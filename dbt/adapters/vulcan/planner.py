@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from dbt.adapters.vulcan import column_checks
 from dbt.adapters.vulcan.config import ModelConfig
 from dbt.adapters.vulcan.intervals import (
     FAR_FUTURE,
@@ -30,16 +31,6 @@ from dbt.adapters.vulcan.timeutil import (
     parse_end,
     parse_time,
 )
-
-# Spark column types and the time_data_type each maps to
-_SPARK_TIME_TYPES = {
-    "date": "date",
-    "timestamp": "timestamp",
-    "timestamp_ntz": "timestamp",
-    "string": "string",
-    "int": "int",
-    "bigint": "bigint",
-}
 
 
 @dataclass(frozen=True)
@@ -68,9 +59,11 @@ class RunVars:
         execution_time = get("vulcan_execution_time", parse_time) or default_execution_time
         start = get("vulcan_start", parse_time)
         end = get("vulcan_end", parse_end)
-        if start is not None and end is None:
+        # a var given but invalid is reported once, above, not also as missing
+        given = {key: raw.get(key) not in (None, "") for key in ("vulcan_start", "vulcan_end")}
+        if given["vulcan_start"] and not given["vulcan_end"]:
             errors.append("vulcan_end: required when vulcan_start is given")
-        if end is not None and start is None:
+        if given["vulcan_end"] and not given["vulcan_start"]:
             errors.append("vulcan_start: required when vulcan_end is given")
         if start is not None and end is not None and start >= end:
             errors.append(f"vulcan_start: {raw.get('vulcan_start')!r} is not before vulcan_end")
@@ -262,26 +255,12 @@ def _untracked_plan(
 
 
 def time_type_from_columns(cfg: ModelConfig, columns: Mapping[str, str]) -> str:
-    """The time_data_type of the model's time column, from its Spark type."""
-    assert cfg.time_column is not None
-    lowered = {name.lower(): dtype.lower() for name, dtype in columns.items()}
-    dtype = lowered.get(cfg.time_column.lower())
-    if dtype is None:
-        raise VulcanConfigError(
-            f"Invalid config for model '{cfg.model}' ({cfg.kind}):\n  - time_column: "
-            f"{cfg.time_column!r} is not a column of the model's query; its columns are: "
-            f"{', '.join(columns)}"
-        )
-    if cfg.time_data_type:
-        return cfg.time_data_type
-    kind = _SPARK_TIME_TYPES.get(dtype.split("(")[0])
-    if kind is None:
-        raise VulcanConfigError(
-            f"Invalid config for model '{cfg.model}' ({cfg.kind}):\n  - time_column: "
-            f"{cfg.time_column!r} has type {dtype}; time columns must be date, timestamp, "
-            "string (with a format) or int/bigint epochs (set time_data_type)"
-        )
-    return kind
+    """The time_data_type of the model's time column, from its Spark type (rules:
+    column_checks.time_column_type; an int/bigint column needs an explicit time_data_type)."""
+    time_type, problem = column_checks.time_column_type(cfg, columns)
+    if problem is not None or time_type is None:
+        raise VulcanConfigError(column_checks.message(cfg, [str(problem)]))
+    return time_type
 
 
 def partitions_in_range(

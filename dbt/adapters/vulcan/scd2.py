@@ -40,6 +40,7 @@ from datetime import datetime
 from typing import Any
 
 from dbt.adapters.vulcan.config import SCD2_BY_COLUMN, SCD2_BY_TIME, ModelConfig
+from dbt.adapters.vulcan.merge import parse_keys
 from dbt.adapters.vulcan.state_cache import sql_string
 from dbt.adapters.vulcan.timeutil import EPOCH, VulcanConfigError, format_ts, parse_time
 
@@ -118,6 +119,14 @@ class Scd2Model:
         for entry in cfg.unique_key:
             plain = _plain_name(entry)
             if plain is None:  # an expression over the query's columns
+                parsed, key_problems = parse_keys([entry])
+                problems.extend(key_problems)
+                missing = [c for k in parsed for c in k.columns() if c.lower() not in by_lower]
+                if missing:
+                    problems.append(
+                        f"unique_key: {entry.strip()!r} names {', '.join(missing)}, which is "
+                        f"not a column of the model's query; its columns are: {', '.join(names)}"
+                    )
                 keys.append(entry.strip())
                 labels.append(entry.strip())
                 continue

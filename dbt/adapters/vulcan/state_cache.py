@@ -31,12 +31,12 @@ def row_from_record(record: Sequence[Any]) -> StateRow:
     )
     return StateRow(
         relation=str(relation),
-        start=parse_time(start, "interval_start"),
-        end=parse_time(end, "interval_end"),
+        start=parse_time(start, "interval_start", bounded=False),
+        end=parse_time(end, "interval_end", bounded=False),
         kind=str(row_type),
         fingerprint=str(fingerprint or ""),
         invocation_id=str(invocation or ""),
-        recorded_at=parse_time(recorded, "recorded_at"),
+        recorded_at=parse_time(recorded, "recorded_at", bounded=False),
         seq=int(seq or 0),
         model_id=str(model_id or ""),
         details=str(details or ""),

@@ -1,6 +1,14 @@
 """Time parsing and formatting helpers for the Vulcan interval engine.
 
 All datetimes handled here are *naive* and represent UTC. Interval ends are exclusive.
+
+Every time a user gives (config `start`/`end`, the vars `vulcan_start`/`vulcan_end`/
+`vulcan_execution_time`, the ranges of the run-operations) must lie between MIN_TIME
+(1900-01-01) and MAX_TIME (3000-01-01), both included: a date-only end includes its whole
+day, so the last end date is 2999-12-31. The bounds leave room for the interval arithmetic
+(a yearly interval, lookback, the planner's sentinels FAR_PAST/FAR_FUTURE) and catch typos
+such as `20255-01-01` or epoch milliseconds given as seconds. Values the adapter wrote itself
+(state log rows, whose removal rows end at FAR_FUTURE) are read with `bounded=False`.
 """
 
 from __future__ import annotations
@@ -10,6 +18,8 @@ from datetime import date, datetime, timedelta, timezone
 
 __all__ = [
     "EPOCH",
+    "MAX_TIME",
+    "MIN_TIME",
     "VulcanConfigError",
     "format_range",
     "format_ts",
@@ -19,6 +29,9 @@ __all__ = [
 ]
 
 EPOCH = datetime(1970, 1, 1)
+MIN_TIME = datetime(1900, 1, 1)
+MAX_TIME = datetime(3000, 1, 1)
+_RANGE = "times must lie between 1900-01-01 and 3000-01-01"
 _MILLIS_THRESHOLD = 10**11
 _ACCEPTED = (
     "a date 'YYYY-MM-DD', a timestamp 'YYYY-MM-DD HH:MM[:SS[.ffffff]]' (or with 'T'; "
@@ -78,17 +91,18 @@ def _parse_str(value: str, key: str) -> datetime:
         raise _bad_time(key, value) from None
 
 
-def _parse_epoch(value: int, key: str) -> datetime:
-    try:
-        if abs(value) > _MILLIS_THRESHOLD:
-            return EPOCH + timedelta(milliseconds=value)
-        return EPOCH + timedelta(seconds=value)
-    except OverflowError:
-        raise _bad_time(key, value) from None
+def _parse_epoch(value: int) -> datetime:
+    """Epoch seconds (milliseconds above 10**11); OverflowError beyond datetime's range."""
+    if abs(value) > _MILLIS_THRESHOLD:
+        return EPOCH + timedelta(milliseconds=value)
+    return EPOCH + timedelta(seconds=value)
 
 
-def parse_time(value: object, key: str) -> datetime:
-    """Parse a config time value into a naive UTC datetime, or raise VulcanConfigError."""
+def _out_of_range(key: str, value: object, note: str = "") -> VulcanConfigError:
+    return VulcanConfigError(f"{key}: {value!r} is out of range; {_RANGE}{note}")
+
+
+def _parse_any(value: object, key: str) -> datetime:
     if isinstance(value, datetime):
         return _to_naive_utc(value)
     if isinstance(value, date):
@@ -96,10 +110,22 @@ def parse_time(value: object, key: str) -> datetime:
     if isinstance(value, bool):
         raise _bad_time(key, value)
     if isinstance(value, int):
-        return _parse_epoch(value, key)
+        return _parse_epoch(value)
     if isinstance(value, str):
         return _parse_str(value, key)
     raise _bad_time(key, value)
+
+
+def parse_time(value: object, key: str, *, bounded: bool = True) -> datetime:
+    """Parse a time value into a naive UTC datetime, or raise VulcanConfigError (naming `key`,
+    the value and what is allowed). `bounded`: refuse times outside MIN_TIME .. MAX_TIME."""
+    try:
+        parsed = _parse_any(value, key)
+    except OverflowError:  # epochs beyond datetime's range
+        raise _out_of_range(key, value) from None
+    if bounded and not MIN_TIME <= parsed <= MAX_TIME:
+        raise _out_of_range(key, value)
+    return parsed
 
 
 def is_date_only(value: object) -> bool:
@@ -115,6 +141,9 @@ def parse_end(value: object, key: str) -> datetime:
     """Parse an END bound: a date-only value includes that whole day (next midnight)."""
     parsed = parse_time(value, key)
     if is_date_only(value):
+        if parsed >= MAX_TIME:
+            note = " (a date-only end includes its whole day: the last end date is 2999-12-31)"
+            raise _out_of_range(key, value, note)
         return parsed + timedelta(days=1)
     return parsed
 

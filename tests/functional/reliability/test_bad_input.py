@@ -45,8 +45,22 @@ GOOD: dict[str, dict[str, Any]] = {
     SCDC: {"unique_key": "id", "columns": ["name"]},
 }
 DROP = object()  # a key removed from the kind's good config
+RANGE = "times must lie between 1900-01-01 and 3000-01-01"
+ROW_COLUMNS = "its columns are: id, name, region, updated_at"
+# model SQL other than the kind's BODY
+BODIES = {
+    "tr_time_column_int": (
+        "select id, 1 as n from (select explode(sequence(1, 10)) as id)\n"
+        "where id >= 1 or @start_ds is null"
+    ),
+    "tr_existing_int": DAYS_SQL.replace("1 as n", "cast(1 as bigint) as n"),
+    "tr_time_column_absent": (
+        "select n, count(*) as orders from (" + DAYS_SQL + ") as days group by n"
+    ),
+}
 
-# name: (kind, config changes, substrings the error must contain: the key and what is allowed)
+# name: (kind, config changes, substrings the error must contain: the key and what is allowed;
+# one starting with "!" must be absent)
 CATALOGUE: dict[str, tuple[str, dict[str, Any], list[str]]] = {
     # incremental_by_time_range
     "tr_no_time_column": (TR, {"time_column": DROP}, ["time_column: required for " + TR]),
@@ -82,6 +96,27 @@ CATALOGUE: dict[str, tuple[str, dict[str, Any], list[str]]] = {
         {"time_column": "no_such_col"},
         ["'no_such_col' is not a column of the model's query", "order_date"],
     ),
+    "tr_time_column_int": (
+        TR,
+        {"time_column": "id"},
+        ["time_column: 'id' has type int, which is not a time", "set time_data_type: int, bigint"],
+    ),
+    "tr_time_column_absent": (
+        TR,
+        {},
+        ["time_column: 'order_date' is not a column of the model's query", "n, orders", "!safety"],
+    ),
+    "tr_start_far_past": (
+        TR,
+        {"start": "0001-01-01"},
+        ["start: '0001-01-01' is out of range", RANGE],
+    ),
+    "tr_end_far_future": (TR, {"end": "9999-12-31"}, ["end: '9999-12-31' is out of range", RANGE]),
+    "tr_partition_by_column": (
+        TR,
+        {"partition_by": ["nope"]},
+        ["partition_by: 'nope' is not a column of the model's query", "order_date, n"],
+    ),
     "tr_three_problems": (
         TR,
         {"start": DROP, "batch_size": 0, "file_format": "csv"},
@@ -103,13 +138,57 @@ CATALOGUE: dict[str, tuple[str, dict[str, Any], list[str]]] = {
         ["time_column: not an option of " + UK, "belongs to " + TR],
     ),
     "uk_batch_size": (UK, {"start": "2025-01-01", "batch_size": -3}, ["batch_size: -3"]),
+    "uk_key_not_column": (
+        UK,
+        {"unique_key": "nope"},
+        ["unique_key: 'nope' is not a column of the model's query", ROW_COLUMNS],
+    ),
+    "uk_key_expression_column": (
+        UK,
+        {"unique_key": ["id", "concat(region, nope)"]},
+        ["unique_key: 'concat(region, nope)' names nope", ROW_COLUMNS],
+    ),
+    "uk_merge_filter_column": (
+        UK,
+        {"merge_filter": "target.nope > 0"},
+        ["merge_filter: 'target.nope > 0' names target.nope", "not a column of the table"],
+    ),
+    "uk_when_matched_column": (
+        UK,
+        {"when_matched": "WHEN MATCHED AND source.nope > 0 THEN UPDATE SET name = source.name"},
+        ["when_matched clause 1: 'source.nope > 0' names source.nope", "model's query"],
+    ),
+    "uk_partition_keys_differ": (
+        UK,
+        {"partitioned_by": "region", "partition_by": "name"},
+        ["partitioned_by: 'region' differs from partition_by: 'name'", "set one of them"],
+    ),
+    "uk_partition_column": (
+        UK,
+        {"partitioned_by": "nope"},
+        ["partitioned_by: 'nope' is not a column of the model's query", ROW_COLUMNS],
+    ),
     # incremental_by_partition
     "part_no_partition": (PART, {"partitioned_by": DROP}, ["partitioned_by: required for " + PART]),
-    "part_partition_number": (PART, {"partitioned_by": 5}, ["partition_by: 5 is not a column"]),
+    "part_partition_number": (
+        PART,
+        {"partitioned_by": 5},
+        ["partitioned_by: 5 is not a column", "!required"],
+    ),
+    "part_partition_column": (
+        PART,
+        {"partitioned_by": ["region", "nope"]},
+        ["partitioned_by: 'nope' is not a column of the model's query", ROW_COLUMNS],
+    ),
     "part_lookback": (PART, {"lookback": 2}, ["lookback: not an option of " + PART]),
     # incremental_unmanaged
     "um_batch_size": (UM, {"batch_size": 5}, ["batch_size", "has no batches"]),
     "um_unique_key": (UM, {"unique_key": "id"}, ["unique_key: not an option of " + UM]),
+    "um_partition_column": (
+        UM,
+        {"partition_by": "nope"},
+        ["partition_by: 'nope' is not a column of the model's query", ROW_COLUMNS],
+    ),
     # scd_type_2_by_time
     "scdt_no_key": (SCDT, {"unique_key": DROP}, ["unique_key: required for " + SCDT]),
     "scdt_valid_from_flag": (
@@ -123,6 +202,16 @@ CATALOGUE: dict[str, tuple[str, dict[str, Any], list[str]]] = {
         ["time_data_type: 'int' is not one of: timestamp, timestamp_ntz, date"],
     ),
     "scdt_columns": (SCDT, {"columns": ["name"]}, ["columns: not an option of " + SCDT]),
+    "scdt_key_not_column": (
+        SCDT,
+        {"unique_key": "nope"},
+        ["unique_key: 'nope' is not a column of the model's query", ROW_COLUMNS],
+    ),
+    "scdt_start_far_future": (
+        SCDT,
+        {"start": "9999-12-31"},
+        ["start: '9999-12-31' is out of range", RANGE],
+    ),
     # scd_type_2_by_column
     "scdc_no_columns": (SCDC, {"columns": DROP}, ["columns: required for " + SCDC]),
     "scdc_columns_number": (SCDC, {"columns": 5}, ["columns: 5 is not a column name"]),
@@ -137,7 +226,20 @@ CATALOGUE: dict[str, tuple[str, dict[str, Any], list[str]]] = {
         ["invalidate_hard_deletes", "true or false"],
     ),
     "scdc_merge_filter": (SCDC, {"merge_filter": "id > 0"}, ["merge_filter: not an option of"]),
+    "scdc_key_expression_column": (
+        SCDC,
+        {"unique_key": "concat(id, nope)"},
+        ["unique_key: 'concat(id, nope)' names nope", ROW_COLUMNS],
+    ),
+    "scdc_partition_column": (
+        SCDC,
+        {"partitioned_by": "nope"},
+        ["partitioned_by: 'nope' is not a column of the model's query"],
+    ),
 }
+
+# existing models built with `start`, so that their state log records their fingerprint
+TRACKED = {"uk_existing_key", "uk_existing_filter", "uk_existing_when_matched"}
 
 # models built good first, then given a bad config: their table and state must not change
 EXISTING: dict[str, tuple[str, dict[str, Any], list[str]]] = {
@@ -147,10 +249,49 @@ EXISTING: dict[str, tuple[str, dict[str, Any], list[str]]] = {
     "um_existing": (UM, {"end": "2025-01-01"}, ["end: not an option of " + UM]),
     "scdt_existing": (SCDT, {"valid_to_name": 3}, ["valid_to_name: 3 is not a column name"]),
     "scdc_existing": (SCDC, {"columns": []}, ["columns: required for " + SCDC]),
+    # the definition changed: the new config is checked against the query's columns (a
+    # change is known from the fingerprint the state log keeps: these unique-key models have
+    # a `start`, see TRACKED)
+    "tr_existing_int": (
+        TR,
+        {"time_column": "n"},
+        ["time_column: 'n' has type bigint, which is not a time", "time_data_type"],
+    ),
+    "tr_existing_absent": (
+        TR,
+        {"time_column": "nope"},
+        ["time_column: 'nope' is not a column of the model's query", "order_date, n"],
+    ),
+    "tr_existing_end": (TR, {"end": "9999-12-31"}, ["end: '9999-12-31' is out of range", RANGE]),
+    "uk_existing_key": (
+        UK,
+        {"unique_key": "nope"},
+        ["unique_key: 'nope' is not a column of the model's query", ROW_COLUMNS],
+    ),
+    "uk_existing_filter": (
+        UK,
+        {"merge_filter": "source.nope = target.id"},
+        ["merge_filter: 'source.nope = target.id' names source.nope", ROW_COLUMNS],
+    ),
+    "uk_existing_when_matched": (
+        UK,
+        {"when_matched": "WHEN MATCHED THEN UPDATE SET nope = source.name"},
+        ["when_matched clause 1: UPDATE SET nope", "not a column of the table", ROW_COLUMNS],
+    ),
+    "part_existing_keys_differ": (
+        PART,
+        {"partition_by": "name"},
+        ["partitioned_by: ['region'] differs from partition_by: 'name'"],
+    ),
+    "scdt_existing_key": (
+        SCDT,
+        {"unique_key": "concat(id, nope)"},
+        ["unique_key: 'concat(id, nope)' names nope", ROW_COLUMNS],
+    ),
 }
 
 
-def model_sql(kind: str, changes: dict[str, Any] | None = None) -> str:
+def model_sql(kind: str, changes: dict[str, Any] | None = None, body: str | None = None) -> str:
     config: dict[str, Any] = {"materialized": kind, **GOOD[kind]}
     for key, value in (changes or {}).items():
         if value is DROP:
@@ -158,7 +299,11 @@ def model_sql(kind: str, changes: dict[str, Any] | None = None) -> str:
         else:
             config[key] = value
     args = ", ".join(f"{k}={v!r}" for k, v in config.items())
-    return "{{ config(" + args + ") }}\n" + BODY[kind] + "\n"
+    return "{{ config(" + args + ") }}\n" + (body or BODY[kind]) + "\n"
+
+
+def tracked(name: str) -> dict[str, Any]:
+    return {"start": "2025-01-01"} if name in TRACKED else {}
 
 
 def state_count(project: Any) -> int:
@@ -184,10 +329,15 @@ class TestBadConfigCatalogue:
     @pytest.fixture(scope="class")
     def models(self) -> dict[str, str]:
         out = {
-            f"{name}.sql": model_sql(kind, changes)
+            f"{name}.sql": model_sql(kind, changes, BODIES.get(name))
             for name, (kind, changes, _) in CATALOGUE.items()
         }
-        out.update({f"{name}.sql": model_sql(kind) for name, (kind, _, _) in EXISTING.items()})
+        out.update(
+            {
+                f"{name}.sql": model_sql(kind, tracked(name), BODIES.get(name))
+                for name, (kind, _, _) in EXISTING.items()
+            }
+        )
         return out
 
     def test_every_bad_config_fails_clearly_and_touches_nothing(self, project: Any) -> None:
@@ -198,7 +348,8 @@ class TestBadConfigCatalogue:
         assert all(before.values())
         state_before = state_count(project)
         for name, (kind, changes, _) in EXISTING.items():
-            write_file(model_sql(kind, changes), project.project_root, "models", f"{name}.sql")
+            sql = model_sql(kind, {**tracked(name), **changes}, BODIES.get(name))
+            write_file(sql, project.project_root, "models", f"{name}.sql")
 
         # every model of the catalogue in ONE invocation
         result = run("run", "--threads", "4", vars=EXEC, expect_pass=False)
@@ -209,7 +360,7 @@ class TestBadConfigCatalogue:
         for name, (_, _, needles) in expectations.items():
             res = by_name[name]
             message = str(res.message)
-            missing = [n for n in [f"'{name}'", *needles] if n not in message]
+            missing = [n for n in [f"'{name}'", *needles] if not found(n, message)]
             if res.status != "error" or missing:
                 problems.append(f"{name}: {res.status}, lacks {missing}:\n{message}")
         assert not problems, "\n\n".join(problems)
@@ -228,7 +379,26 @@ class TestBadVars:
 
     # (vars, what the error must say, a fragment of an injection attempt that no SQL may hold)
     BAD_VARS = [
-        ({"vulcan_start": "x", "vulcan_end": "2025-01-02"}, ["vulcan_start", "'x'"], None),
+        (
+            {"vulcan_start": "x", "vulcan_end": "2025-01-02"},
+            ["vulcan_start", "'x'", "!vulcan_start: required"],  # reported once
+            None,
+        ),
+        (
+            {"vulcan_execution_time": "9999-12-31"},
+            ["vulcan_execution_time: '9999-12-31' is out of range", RANGE],
+            None,
+        ),
+        (
+            {"vulcan_start": "0001-01-01", "vulcan_end": "2025-01-03"},
+            ["vulcan_start: '0001-01-01' is out of range", RANGE],
+            None,
+        ),
+        (
+            {"vulcan_start": "2025-01-01", "vulcan_end": "9999-12-31"},
+            ["vulcan_end: '9999-12-31' is out of range", RANGE],
+            None,
+        ),
         (
             {"vulcan_start": "2025-01-01' OR 1=1 --", "vulcan_end": "2025-01-03"},
             ["vulcan_start", "OR 1=1"],
@@ -276,7 +446,7 @@ class TestBadVars:
             message = str(result.results[0].message)
             assert "daily" in message, message
             for needle in needles:
-                assert needle in message, (bad, message)
+                assert found(needle, message), (bad, needle, message)
             statements = sql_statements(log)
             assert statements, "no SQL seen in the debug log"
             if probe:
@@ -284,6 +454,47 @@ class TestBadVars:
             assert contents(project, ["daily"]) == before
             assert state_count(project) == state_before
             assert rows(project, f"select alive from {canary}") == [(1,)]
+
+
+@pytest.mark.profile_only("parquet")
+class TestConfigErrorPrintedOnce:
+    """A config error is on the console once: in the run's summary (the materialization
+    raises it; nothing else prints it), one problem on one line."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {
+            "bad_config.sql": model_sql(TR, {"batch_size": 0}),
+            "bad_column.sql": model_sql(TR, {"time_column": "id"}, BODIES["tr_time_column_int"]),
+            "bad_vars.sql": model_sql(UK),
+        }
+
+    def test_each_error_appears_once(self, project: Any) -> None:
+        bad = {**EXEC, "vulcan_start": "x", "vulcan_end": "2025-01-02"}
+        runs = [
+            (["bad_config", "bad_column"], EXEC, []),
+            (["bad_vars"], bad, ["vulcan_start: required"]),
+        ]
+        lines = {
+            "bad_config": "batch_size: 0 is not an integer >= 1",
+            "bad_column": "time_column: 'id' has type int, which is not a time",
+            "bad_vars": "vulcan_start: 'x' is not a valid time",
+        }
+        for models, run_vars, absent in runs:
+            args = ["run", "-s", *models, "--vars", json.dumps(run_vars)]
+            _, log = run_dbt_and_capture(args, expect_pass=False)
+            for model in models:
+                assert log.count(lines[model]) == 1, (lines[model], log)
+            for text in absent:
+                assert text not in log, log
+        assert tables(project) == set()
+
+
+def found(needle: str, message: str) -> bool:
+    """`needle` is in the message; "!<text>": <text> is not."""
+    if needle.startswith("!"):
+        return needle[1:] not in message
+    return needle in message
 
 
 def sql_statements(log: str) -> list[str]:

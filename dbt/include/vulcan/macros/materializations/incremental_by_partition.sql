@@ -27,10 +27,14 @@
   {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, _vulcan_run_vars()) -%}
   {%- set rebuild = plan.rebuild -%}  {#- a pending vulcan_restate rebuilds too -#}
   {%- set schema_sql = vulcan_model_query(kind, cfg, plan) -%}
+  {#- one schema read: the partition columns of a new table checked before anything is
+      touched; on an existing table, the schema change -#}
+  {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
+  {%- do adapter.vulcan_check_columns(model, kind, query_columns, rebuild) -%}
   {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
   {%- set projection = none -%}
   {%- if not created -%}
-    {%- set projection = vulcan_apply_schema_change(target_relation, get_column_schema_from_query(schema_sql), cfg) -%}
+    {%- set projection = vulcan_apply_schema_change(target_relation, query_columns, cfg) -%}
   {%- endif -%}
 
   {% do vulcan_run_batches(kind, strategy_kind, target_relation, plan, cfg, none, projection, action) %}

@@ -26,6 +26,8 @@
   {%- set query_columns = none -%}
   {%- if rebuild or plan.fingerprint_changed or not time_type -%}
     {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
+    {#- the config against the query's columns: bad ones raise before anything is touched -#}
+    {%- do adapter.vulcan_check_columns(model, kind, query_columns, rebuild) -%}
     {%- set time_type = adapter.vulcan_time_type(model, kind, query_columns) -%}
   {%- endif -%}
   {%- set projection = none -%}

@@ -22,10 +22,18 @@
   {%- set rebuild = plan.rebuild -%}
   {%- set schema_sql = vulcan_model_query(kind, cfg, plan) -%}
   {%- set projection = none -%}
+  {#- a new table or a changed definition: the key, merge_filter, when_matched and the partition
+      columns checked against the query's columns (one schema read, reused below) before
+      anything is touched; an unchanged model on its table was checked when it last changed -#}
+  {%- set query_columns = none -%}
+  {%- if rebuild or plan.fingerprint_changed -%}
+    {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
+    {%- do adapter.vulcan_check_columns(model, kind, query_columns, rebuild) -%}
+  {%- endif -%}
 
   {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
   {%- if not created and plan.fingerprint_changed -%}
-    {%- set projection = vulcan_apply_schema_change(target_relation, get_column_schema_from_query(schema_sql), cfg) -%}
+    {%- set projection = vulcan_apply_schema_change(target_relation, query_columns, cfg) -%}
   {%- endif -%}
 
   {#- target_created: the first batch writes into an empty table (a plain INSERT);

@@ -30,6 +30,7 @@
   {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
   {#- checks unique_key, updated_at_name, columns and the valid_* names against the query -#}
   {%- set table_columns = adapter.vulcan_scd2_table_columns(model, kind, query_columns) -%}
+  {%- do adapter.vulcan_check_columns(model, kind, table_columns, rebuild) -%}
   {%- set create_sql = adapter.vulcan_scd2_sql(model, kind, query_columns, 'create', target_relation, schema_sql) -%}
 
   {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, create_sql) -%}

@@ -1,0 +1,132 @@
+"""A model's config checked against its query's columns, before anything is created, written
+or recorded.
+
+The columns come from the one read of the query's schema a run already makes (the analyzer's
+schema of the compiled SQL: `get_column_schema_from_query`, no Spark job on the session
+method), on the runs that create the table or follow a change of the model's definition. A
+run of an unchanged model on its existing table reads no schema and checks nothing here: the
+run that created or changed it did (the model's fingerprint covers its code and key config).
+
+Checked: the time column (present, and a time: an int/bigint column needs an explicit
+`time_data_type`), the partition columns of a new table, and for incremental_by_unique_key the
+columns its key, `merge_filter` and `when_matched` name. Every problem is reported at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from dbt.adapters.vulcan.config import TIME_RANGE, ModelConfig
+from dbt.adapters.vulcan.timeutil import VulcanConfigError
+
+if TYPE_CHECKING:
+    from dbt.adapters.vulcan.merge import UpsertSpec
+
+__all__ = ["check", "message", "partition_key", "time_column_type"]
+
+# Spark column types that are times, and the time_data_type each is read as
+_TIME_TYPES = {"date": "date", "timestamp": "timestamp", "timestamp_ntz": "timestamp"}
+_NUMBERS = ("tinyint", "smallint", "int", "integer", "bigint", "decimal", "float", "double")
+_EPOCH_TYPES = ("int", "bigint", "epoch", "epoch_millis")
+_EPOCH_HINT = (
+    "time_data_type: int, bigint or epoch (epoch seconds) or epoch_millis (epoch milliseconds)"
+)
+
+
+def time_column_type(cfg: ModelConfig, columns: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """(the time_data_type of the model's time column, None) from the query's Spark column
+    types, or (None, the problem). Numbers are never taken for times unasked: an int/bigint
+    column needs an explicit time_data_type (epoch seconds or milliseconds)."""
+    assert cfg.time_column is not None
+    column = cfg.time_column
+    lowered = {name.lower(): dtype.lower() for name, dtype in columns.items()}
+    dtype = lowered.get(column.lower())
+    if dtype is None:
+        return None, (
+            f"time_column: {column!r} is not a column of the model's query; its columns are: "
+            f"{', '.join(columns)}"
+        )
+    base = dtype.split("(")[0].strip()
+    number = base in _NUMBERS
+    declared = cfg.time_data_type
+    if declared:
+        if number and declared not in _EPOCH_TYPES:
+            return None, (
+                f"time_column: {column!r} has type {dtype} but time_data_type is {declared!r}; "
+                f"a numeric time column holds epochs: set {_EPOCH_HINT}"
+            )
+        if base in _TIME_TYPES and declared in _EPOCH_TYPES:
+            return None, (
+                f"time_column: {column!r} has type {dtype} but time_data_type is {declared!r} "
+                "(epoch numbers); remove time_data_type or set it to date, timestamp or "
+                "timestamp_ntz"
+            )
+        return declared, None
+    if number:
+        return None, (
+            f"time_column: {column!r} has type {dtype}, which is not a time; a number is read "
+            f"as a time only when told how: set {_EPOCH_HINT}"
+        )
+    if base == "string":
+        return "string", None
+    if base in _TIME_TYPES:
+        return _TIME_TYPES[base], None
+    return None, (
+        f"time_column: {column!r} has type {dtype}, which is not a time; a time column is a "
+        "date, timestamp or timestamp_ntz column, a string column (with its format, e.g. "
+        "time_column: ['day', '%Y%m%d']) or an int/bigint epoch column (with "
+        f"{_EPOCH_HINT})"
+    )
+
+
+def partition_key(config: Mapping[str, Any]) -> str:
+    """The key the model's partition columns were given with (for messages)."""
+    if config.get("partitioned_by") is None and config.get("partition_by") is not None:
+        return "partition_by"
+    return "partitioned_by"
+
+
+def _partition_problems(cfg: ModelConfig, names: Sequence[str], key: str) -> list[str]:
+    lowered = {n.lower() for n in names}
+    skip = cfg.time_column.lower() if cfg.kind == TIME_RANGE and cfg.time_column else None
+    return [
+        f"{key}: {column!r} is not a column of the model's query, so a new table cannot be "
+        f"partitioned by it; its columns are: {', '.join(names)}"
+        for column in cfg.partition_cols
+        if column.lower() not in lowered and column.lower() != skip  # time_column: above
+    ]
+
+
+def check(
+    cfg: ModelConfig,
+    columns: Sequence[tuple[str, str]],
+    new_table: bool,
+    upsert: UpsertSpec | None = None,
+    key: str = "partitioned_by",
+) -> None:
+    """Raise one VulcanConfigError naming every problem of the config against the query's
+    (name, Spark type) columns. `new_table`: the run creates the table (its partition columns
+    are checked; the table then has the query's columns). `upsert`: the unique key's spec,
+    checked against the query (source) and the table (target: the query's columns, unless
+    an existing table keeps columns of its own under on_*_change 'ignore': then not checked).
+    `key`: the config key the partition columns came from."""
+    names = [name for name, _ in columns]
+    problems: list[str] = []
+    if cfg.kind == TIME_RANGE and cfg.time_column:
+        problems += [p for p in [time_column_type(cfg, dict(columns))[1]] if p]
+    if new_table:
+        problems += _partition_problems(cfg, names, key)
+    if upsert is not None:
+        own_columns = "ignore" in (cfg.on_additive_change, cfg.on_destructive_change)
+        target = None if own_columns and not new_table else names
+        problems += upsert.column_problems(names, target)
+    if problems:
+        raise VulcanConfigError(message(cfg, problems))
+
+
+def message(cfg: ModelConfig, problems: Sequence[str]) -> str:
+    lines = "\n".join(f"  - {p}" for p in problems)
+    return (
+        f"Invalid config for model '{cfg.model}' ({cfg.kind}), {len(problems)} problem(s):\n{lines}"
+    )

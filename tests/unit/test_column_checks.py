@@ -1,0 +1,133 @@
+"""The config checked against the query's columns (column_checks.py) and the time type the
+planner takes from them; the partition keys' agreement (config.validate)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dbt.adapters.vulcan import column_checks
+from dbt.adapters.vulcan.config import validate
+from dbt.adapters.vulcan.merge import UpsertSpec
+from dbt.adapters.vulcan.planner import time_type_from_columns
+from dbt.adapters.vulcan.timeutil import VulcanConfigError
+
+TR = "incremental_by_time_range"
+UK = "incremental_by_unique_key"
+PART = "incremental_by_partition"
+DAYS = [("order_date", "date"), ("n", "int"), ("region", "string")]
+
+
+def time_range(**config: Any) -> Any:
+    return validate("m", TR, {"time_column": "order_date", "start": "2025-01-01", **config})
+
+
+@pytest.mark.parametrize(
+    ("dtype", "declared", "expected"),
+    [
+        ("date", None, "date"),
+        ("timestamp", None, "timestamp"),
+        ("timestamp_ntz", None, "timestamp"),
+        ("string", None, "string"),
+        ("int", "int", "int"),
+        ("bigint", "epoch_millis", "epoch_millis"),
+        ("decimal(12,0)", "epoch", "epoch"),
+        ("string", "date", "date"),
+    ],
+)
+def test_time_types(dtype: str, declared: str | None, expected: str) -> None:
+    cfg = time_range(**({"time_data_type": declared} if declared else {}))
+    assert time_type_from_columns(cfg, {"order_date": dtype}) == expected
+
+
+def test_an_int_time_column_needs_an_explicit_time_data_type() -> None:
+    with pytest.raises(VulcanConfigError) as exc:
+        time_type_from_columns(time_range(time_column="n"), dict(DAYS))
+    assert str(exc.value) == (
+        "Invalid config for model 'm' (incremental_by_time_range), 1 problem(s):\n"
+        "  - time_column: 'n' has type int, which is not a time; a number is read as a time "
+        "only when told how: set time_data_type: int, bigint or epoch (epoch seconds) or "
+        "epoch_millis (epoch milliseconds)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("dtype", "declared", "message"),
+    [
+        ("bigint", "date", "has type bigint but time_data_type is 'date'; a numeric time column"),
+        ("date", "int", "has type date but time_data_type is 'int' (epoch numbers)"),
+        ("boolean", None, "has type boolean, which is not a time; a time column is a date"),
+        ("double", None, "has type double, which is not a time; a number is read"),
+    ],
+)
+def test_time_column_type_mismatches(dtype: str, declared: str | None, message: str) -> None:
+    cfg = time_range(**({"time_data_type": declared} if declared else {}))
+    time_type, problem = column_checks.time_column_type(cfg, {"order_date": dtype})
+    assert time_type is None and problem is not None and message in problem
+
+
+def test_every_problem_at_once() -> None:
+    cfg = time_range(time_column="n", partition_by=["nope", "region"])
+    with pytest.raises(VulcanConfigError) as exc:
+        column_checks.check(cfg, DAYS, new_table=True, key="partition_by")
+    assert str(exc.value) == (
+        "Invalid config for model 'm' (incremental_by_time_range), 2 problem(s):\n"
+        "  - time_column: 'n' has type int, which is not a time; a number is read as a time "
+        "only when told how: set time_data_type: int, bigint or epoch (epoch seconds) or "
+        "epoch_millis (epoch milliseconds)\n"
+        "  - partition_by: 'nope' is not a column of the model's query, so a new table "
+        "cannot be partitioned by it; its columns are: order_date, n, region"
+    )
+
+
+def test_partitions_are_checked_on_a_new_table_only() -> None:
+    cfg = validate("m", PART, {"partitioned_by": ["Region", "nope"]})
+    column_checks.check(cfg, DAYS, new_table=False)
+    with pytest.raises(VulcanConfigError, match="partitioned_by: 'nope' is not a column"):
+        column_checks.check(cfg, DAYS, new_table=True)
+
+
+def test_a_missing_time_column_is_not_reported_again_as_a_partition() -> None:
+    with pytest.raises(VulcanConfigError) as exc:
+        column_checks.check(time_range(time_column="nope"), DAYS, new_table=True)
+    assert "1 problem(s)" in str(exc.value) and "time_column: 'nope' is not" in str(exc.value)
+
+
+def test_unique_key_target_is_unknown_on_an_existing_table_keeping_its_own_columns() -> None:
+    cfg = validate(
+        "m",
+        UK,
+        {"unique_key": "id", "merge_filter": "target.old > 0", "on_destructive_change": "ignore"},
+    )
+    spec = UpsertSpec.build(cfg)
+    columns = [("id", "int")]
+    column_checks.check(cfg, columns, new_table=False, upsert=spec)
+    with pytest.raises(VulcanConfigError, match=r"names target\.old"):
+        column_checks.check(cfg, columns, new_table=True, upsert=spec)
+
+
+def test_partition_key_names_what_the_model_set() -> None:
+    assert column_checks.partition_key({"partition_by": "a"}) == "partition_by"
+    assert column_checks.partition_key({"partitioned_by": "a", "partition_by": "a"}) == (
+        "partitioned_by"
+    )
+    assert column_checks.partition_key({}) == "partitioned_by"
+
+
+def test_partitioned_by_and_partition_by_must_agree() -> None:
+    with pytest.raises(VulcanConfigError) as exc:
+        validate("m", PART, {"partitioned_by": "region", "partition_by": ["name"]})
+    assert str(exc.value) == (
+        "Invalid config for model 'm' (incremental_by_partition), 1 problem(s):\n"
+        "  - partitioned_by: 'region' differs from partition_by: ['name']; partitioned_by is "
+        "an alias of dbt's partition_by: set one of them (or both to the same columns)"
+    )
+    same = validate("m", PART, {"partitioned_by": "region", "partition_by": ["REGION"]})
+    assert same.partition_cols == ["region"]
+
+
+def test_a_bad_partition_value_is_one_problem() -> None:
+    with pytest.raises(VulcanConfigError) as exc:
+        validate("m", PART, {"partitioned_by": 5})
+    assert "1 problem(s)" in str(exc.value) and "partitioned_by: 5 is not" in str(exc.value)
