@@ -1,0 +1,470 @@
+"""The set-based Spark SQL planner (macros/planning/plan_intervals.sql) on a real SparkSession,
+with the Python engine as the oracle: `planner.plan_model` (intervals.plan_intervals over the
+replayed log, dirty from every range ever processed, a pending full restatement as a rebuild)
+must plan exactly the batches the SQL returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dbt.adapters.vulcan.config import validate
+from dbt.adapters.vulcan.intervals import FAR_FUTURE, FAR_PAST, Schedule, align_range
+from dbt.adapters.vulcan.planner import RunVars, plan_model
+from dbt.adapters.vulcan.state import StateRow
+from dbt.adapters.vulcan.state_cache import RelationState, values_sql
+from dbt.adapters.vulcan.timeutil import format_ts
+from tests.unit.macro_harness import CompilerError, Harness
+
+# the planner reads a VALUES view of the log: the table format does not matter
+pytestmark = pytest.mark.profile_only("parquet")
+
+KEY = "s.m"
+COLUMNS = (
+    "relation, model_id, interval_start, interval_end, row_type, fingerprint, invocation_id, "
+    "recorded_at, seq, details"
+)
+RECORDED = datetime(2030, 1, 1)
+UNITS = (
+    "five_minute",
+    "quarter_hour",
+    "half_hour",
+    "hour",
+    "day",
+    "week",
+    "month",
+    "quarter",
+    "year",
+)
+
+_HARNESS: Harness | None = None
+
+
+def harness() -> Harness:
+    """One macro harness per process (loading every macro takes seconds)."""
+    global _HARNESS
+    if _HARNESS is None:
+        _HARNESS = Harness()
+    return _HARNESS
+
+
+# ------------------------------------------------------------------------------ cases
+
+
+def row(
+    start: datetime | str,
+    end: datetime | str,
+    kind: str = "processed",
+    at: int = 0,
+    details: str = "",
+    relation: str = KEY,
+    recorded: int | None = None,
+) -> StateRow:
+    """A log row, replayed in order of `at` (two rows share each recorded_at second, so the
+    seq decides), or of (`recorded` seconds, `at`)."""
+    second = at // 2 if recorded is None else recorded
+    return StateRow(
+        relation=relation,
+        start=start if isinstance(start, datetime) else datetime.fromisoformat(start),
+        end=end if isinstance(end, datetime) else datetime.fromisoformat(end),
+        kind=kind,
+        fingerprint="fp",
+        invocation_id="inv",
+        recorded_at=RECORDED + timedelta(seconds=second, microseconds=second % 3),
+        seq=at,
+        details=details,
+    )
+
+
+RESET = '{"reset": true}'
+RESTATE = '{"restate": true, "full": false}'
+FULL = '{"restate": true, "full": true}'
+
+
+@dataclass
+class Case:
+    config: dict[str, Any]
+    execution_time: datetime
+    rows: list[StateRow] = field(default_factory=list)
+    run_range: tuple[datetime, datetime] | None = None
+    rebuild: bool = False
+
+    def model_config(self) -> Any:
+        return validate("m", "incremental_by_time_range", {"time_column": "d", **self.config})
+
+    def schedule(self) -> Schedule:
+        schedule: Schedule = self.model_config().schedule()
+        return schedule
+
+
+Batch = tuple[int, int, datetime, datetime, int, bool]
+
+
+def oracle(case: Case) -> tuple[list[Batch], bool]:
+    """The Python planner's batches and whether it rebuilds."""
+    run_vars = RunVars(case.execution_time, *(case.run_range or (None, None)))
+    plan = plan_model(
+        case.model_config(), "select 1", RelationState(tuple(case.rows)), run_vars, case.rebuild
+    )
+    batches = [(b.index, b.count, b.start, b.end, b.intervals, b.dirty) for b in plan.batches]
+    return batches, plan.rebuild
+
+
+def params(case: Case) -> dict[str, Any]:
+    """The macro's `p`: what the caller derives from config and run vars."""
+    cfg = case.model_config()
+    schedule = cfg.schedule()
+    explicit = None
+    if case.run_range is not None:
+        explicit = [format_ts(t) for t in align_range(schedule, *case.run_range)]
+    return {
+        "start": cfg.start,
+        "end": cfg.end,
+        "unit": schedule.unit.value,
+        "week_start": schedule.week_start,
+        "due_end": format_ts(schedule.due_end(case.execution_time, cfg.allow_partials)),
+        "allow_partials": cfg.allow_partials,
+        "lookback": cfg.lookback,
+        "batch_size": cfg.batch_size,
+        "explicit": explicit,
+        "rebuild": case.rebuild,
+    }
+
+
+def state_sql(rows: list[StateRow]) -> str:
+    """The log as a subquery over VALUES; a row of another relation keeps VALUES non-empty."""
+    other = row("2000-01-01", "2100-01-01", "removed", 0, RESET, relation="s.other")
+    return f"(select * from values {values_sql([*rows, other])} as t({COLUMNS}))"
+
+
+def render(case: Case, state: str | None = None) -> str:
+    sql: str = harness().call(
+        "vulcan_plan_intervals_sql", state or state_sql(case.rows), KEY, params(case)
+    )
+    return sql
+
+
+def run_sql(project: Any, sql: str, fetch: str = "all") -> Any:
+    """project.run_sql formats {schema}-style fields: braces in the SQL are doubled."""
+    return project.run_sql(sql.replace("{", "{{").replace("}", "}}"), fetch=fetch)
+
+
+@dataclass
+class SqlPlan:
+    batches: list[Batch] = field(default_factory=list)
+    rebuild: set[bool] = field(default_factory=set)
+    texts: list[tuple[str, str]] = field(default_factory=list)
+
+
+def run_plans(project: Any, cases: list[Case]) -> list[SqlPlan]:
+    """Every case's SQL plan, all in one statement (UNION ALL with the case's number)."""
+    parts = [f"select {i} as example, * from (\n{render(c)}\n)" for i, c in enumerate(cases)]
+    result = run_sql(project, "\nunion all\n".join(parts))
+    plans = [SqlPlan() for _ in cases]
+    for r in sorted(result, key=lambda r: (r[0], r[1])):
+        plan = plans[r[0]]
+        plan.batches.append((r[1], r[2], r[3], r[4], r[5], r[6]))
+        plan.rebuild.add(r[7])
+        plan.texts.append((r[8], r[9]))
+    return plans
+
+
+def check(project: Any, cases: list[Case]) -> list[list[Batch]]:
+    """Assert the SQL plans equal the oracle's; return them."""
+    out = []
+    for case, plan in zip(cases, run_plans(project, cases), strict=True):
+        expected, expected_rebuild = oracle(case)
+        assert plan.batches == expected, case
+        assert plan.rebuild <= {expected_rebuild}, case
+        assert plan.texts == [(format_ts(b[2]), format_ts(b[3])) for b in expected], case
+        out.append(plan.batches)
+    return out
+
+
+def day(d: int, month: int = 1, year: int = 2025, hour: int = 0) -> datetime:
+    return datetime(year, month, d, hour)
+
+
+DAILY = {"start": "2025-01-01"}
+
+
+# --------------------------------------------------------------------------- examples
+
+
+class TestSqlPlanner:
+    def test_backfill_catch_up_batches_and_gaps(self, project: Any) -> None:
+        backfill = Case(DAILY, day(8, hour=1))
+        catch_up = Case({**DAILY, "lookback": 2}, day(8), [row("2025-01-01", "2025-01-05", at=1)])
+        cut = Case({**DAILY, "batch_size": 3}, day(8))
+        gap = Case(
+            {**DAILY, "batch_size": 2},
+            day(12),
+            [row("2025-01-01", "2025-01-03", at=1), row("2025-01-05", "2025-01-08", at=2)],
+        )
+        unaligned = Case({"start": "2025-01-01 06:00:00"}, day(3))
+        nothing = Case(DAILY, day(1, hour=23))
+        plans = check(project, [backfill, catch_up, cut, gap, unaligned, nothing])
+        assert plans[0] == [(1, 1, day(1), day(8), 7, False)]
+        # 3 missing days, lookback 2: 5 days recomputed in one batch, dirty (2 were processed)
+        assert plans[1] == [(1, 1, day(3), day(8), 5, True)]
+        assert [(b[2].day, b[3].day, b[4]) for b in plans[2]] == [(1, 4, 3), (4, 7, 3), (7, 8, 1)]
+        assert [(b[2].day, b[3].day, b[4]) for b in plans[3]] == [
+            (3, 5, 2),
+            (8, 10, 2),
+            (10, 12, 2),
+        ]
+        assert plans[4] == [(1, 1, day(1), day(3), 2, False)]
+        assert plans[5] == []
+
+    def test_units_hour_week_month_quarter_year(self, project: Any) -> None:
+        hourly = Case(
+            {"start": "2025-01-01", "interval_unit": "hour"}, day(1, hour=5) + timedelta(minutes=20)
+        )
+        five = Case(
+            {"start": "2025-01-01", "interval_unit": "five_minute", "batch_size": 4},
+            day(1, hour=1),
+            [row("2025-01-01 00:10:00", "2025-01-01 00:40:00", at=1)],
+        )
+        # weeks start on Sunday: 2025-01-01 (a Wednesday) floors to Sunday 2024-12-29
+        weekly = Case(
+            {"start": "2025-01-01", "interval_unit": "week", "week_start": "sunday"}, day(20)
+        )
+        monthly = Case({"start": "2024-11-15", "interval_unit": "month"}, day(2, month=3))
+        quarterly = Case({"start": "2023-05-01", "interval_unit": "quarter"}, day(2, month=3))
+        yearly = Case(
+            {"start": "2019-03-01", "interval_unit": "year", "lookback": 1},
+            day(2, month=3),
+            [row("2019-01-01", "2022-01-01", at=1)],
+        )
+        plans = check(project, [hourly, five, weekly, monthly, quarterly, yearly])
+        assert plans[0] == [(1, 1, day(1), day(1, hour=5), 5, False)]
+        assert [(b[2].minute, b[3].minute, b[4]) for b in plans[1]] == [(0, 10, 2), (40, 0, 4)]
+        assert plans[2] == [(1, 1, datetime(2024, 12, 29), day(19), 3, False)]
+        assert plans[3] == [(1, 1, datetime(2024, 11, 1), day(1, month=3), 4, False)]
+        assert plans[4] == [(1, 1, datetime(2023, 4, 1), day(1), 7, False)]
+        # 2022..2024 missing, lookback 1 adds 2021
+        assert plans[5] == [(1, 1, datetime(2021, 1, 1), day(1), 4, True)]
+
+    def test_partials_end_explicit_and_rebuild(self, project: Any) -> None:
+        partials = {**DAILY, "allow_partials": True}
+        now = day(3, hour=10) + timedelta(minutes=30, microseconds=250)
+        partial = Case(partials, now)
+        # the partial day recorded, then due again (completed) the next day
+        completed = Case(partials, day(4, hour=5), [row(datetime(2025, 1, 1), now, at=1)])
+        ended = Case({**DAILY, "end": "2025-01-05"}, day(10))
+        explicit = Case(
+            DAILY, day(10), [row("2025-01-01", "2025-01-10", at=1)], (day(3, hour=7), day(5))
+        )
+        rebuild = Case(DAILY, day(8), [row("2025-01-01", "2025-01-08", at=1)], rebuild=True)
+        # a rebuild ignores an explicit range: all history is due
+        rebuild_range = Case(DAILY, day(8), [], (day(3), day(5)), rebuild=True)
+        plans = check(project, [partial, completed, ended, explicit, rebuild, rebuild_range])
+        assert plans[0] == [(1, 1, day(1), now, 3, False)]
+        assert plans[1] == [(1, 1, day(3), day(4, hour=5), 2, True)]
+        assert plans[2] == [(1, 1, day(1), day(6), 5, False)]
+        assert plans[3] == [(1, 1, day(3), day(5), 2, True)]
+        assert plans[4] == [(1, 1, day(1), day(8), 7, False)]
+        assert plans[5] == [(1, 1, day(1), day(8), 7, False)]
+
+    def test_restatements_resets_and_dirty_flags(self, project: Any) -> None:
+        done = row("2025-01-01", "2025-01-08", at=1)
+        restated = Case(
+            DAILY, day(8), [done, row("2025-01-03", "2025-01-05", "removed", 2, RESTATE)]
+        )
+        redone = Case(
+            DAILY,
+            day(8),
+            [
+                done,
+                row("2025-01-03", "2025-01-05", "removed", 2, RESTATE),
+                row("2025-01-03", "2025-01-05", at=3),
+            ],
+        )
+        reset = Case(DAILY, day(8), [done, row(FAR_PAST, FAR_FUTURE, "removed", 2, RESET)])
+        # a processed row recorded before the removal does not count; one after it does
+        order = Case(
+            DAILY,
+            day(8),
+            [
+                row("2025-01-01", "2025-01-04", at=1),
+                row("2025-01-02", "2025-01-06", at=3),
+                row("2025-01-01", "2025-01-08", "removed", 2),
+            ],
+        )
+        full = Case(DAILY, day(8), [done, row(FAR_PAST, FAR_FUTURE, "removed", 2, FULL)])
+        full_then_reset = Case(
+            DAILY,
+            day(8),
+            [
+                done,
+                row(FAR_PAST, FAR_FUTURE, "removed", 2, FULL),
+                row(FAR_PAST, FAR_FUTURE, "removed", 3, RESET),
+                row("2025-01-01", "2025-01-05", at=4),
+            ],
+        )
+        # dirty: one batch overlaps what was processed, the other does not
+        dirty = Case(
+            {**DAILY, "batch_size": 2},
+            day(8),
+            [row("2025-01-02", "2025-01-04", at=1), row("2025-01-01", "2025-01-04", "removed", 2)],
+        )
+        cases = [restated, redone, reset, order, full, full_then_reset, dirty]
+        plans = check(project, cases)
+        assert plans[0] == [(1, 1, day(3), day(5), 2, True)]
+        assert plans[1] == []
+        assert plans[2] == [(1, 1, day(1), day(8), 7, True)]
+        assert plans[3] == [(1, 2, day(1), day(2), 1, True), (2, 2, day(6), day(8), 2, False)]
+        # a pending full-history restatement turns the run into a rebuild: nothing dirty
+        assert plans[4] == [(1, 1, day(1), day(8), 7, False)]
+        assert run_plans(project, [full])[0].rebuild == {True}
+        assert plans[5] == [(1, 1, day(5), day(8), 3, True)]
+        assert [b[5] for b in plans[6]] == [True, True, False, False]
+
+    def test_only_the_relation_s_rows_count(self, project: Any) -> None:
+        key = "s.it's\\m"
+        rows = [
+            row("2025-01-01", "2025-01-03", at=1, relation=key),
+            row("2025-01-01", "2025-01-08", at=2),
+        ]
+        sql = harness().call(
+            "vulcan_plan_intervals_sql", state_sql(rows), key, params(Case(DAILY, day(8)))
+        )
+        assert [(r[2], r[3], r[6]) for r in run_sql(project, sql)] == [(day(3), day(8), False)]
+
+    def test_session_time_zone_plays_no_part(self, project: Any) -> None:
+        """Around a DST change of the session's zone, with microseconds: the same plans."""
+        hourly = {"start": "2024-03-09 20:00:00", "interval_unit": "hour", "allow_partials": True}
+        cases = [
+            Case(
+                hourly,
+                datetime(2024, 3, 10, 4, 17, 3, 500),
+                [row("2024-03-10 01:00", "2024-03-10 02:30", at=1)],
+            ),
+            Case({"start": "2024-10-27", "interval_unit": "half_hour"}, datetime(2024, 11, 3, 12)),
+            Case(
+                {"start": "2024-01-15", "interval_unit": "week", "week_start": 3},
+                datetime(2024, 12, 1),
+            ),
+        ]
+        before = project.run_sql("set spark.sql.session.timeZone", fetch="one")[1]
+        try:
+            for zone in ("America/Los_Angeles", "Asia/Kathmandu", "Pacific/Kiritimati"):
+                project.run_sql(f"set spark.sql.session.timeZone = {zone}")
+                check(project, cases)
+        finally:
+            project.run_sql(f"set spark.sql.session.timeZone = {before}")
+
+    def test_long_history_in_one_query(self, project: Any) -> None:
+        """Two years of five-minute intervals (210,528), with a log of 421k rows: each run
+        re-ran its last two intervals (lookback 2, dirty: removed then processed)."""
+        view = "vulcan_plan_long_history"
+        intervals = 731 * 288
+        first = int((datetime(2023, 1, 1) - datetime(1970, 1, 1)).total_seconds())
+        ts = f"date_format(timestamp_seconds({first} + ({{}}) * 300), 'yyyy-MM-dd HH:mm:ss')"
+        project.run_sql(
+            f"create or replace temporary view {view} as "
+            f"select '{KEY}' as relation, '' as model_id, "
+            f"{ts.format('greatest(k - 2, 0)')} as interval_start, "
+            f"{ts.format('k + 1 - r')} as interval_end, "
+            "case when r = 1 then 'removed' else 'processed' end as row_type, 'fp' as fingerprint, "
+            "'inv' as invocation_id, "
+            f"{ts.format('k')} as recorded_at, 1 - r as seq, '' as details "
+            f"from (select explode(sequence(0, {intervals - 4})) as k) "
+            "lateral view explode(array(1, 0)) r as r where not (r = 1 and k < 2)"
+        )
+        case = Case(
+            {"start": "2023-01-01", "interval_unit": "five_minute", "lookback": 2},
+            datetime(2025, 1, 1),
+        )
+        try:
+            sql = render(case, state=view)
+            result = run_sql(project, sql)
+            last = datetime(2025, 1, 1) - timedelta(minutes=15)
+            assert [tuple(r)[:6] for r in result] == [
+                (1, 1, last - timedelta(minutes=10), datetime(2025, 1, 1), 5, True)
+            ]
+            rebuild = Case({**case.config, "batch_size": 1000}, case.execution_time, rebuild=True)
+            result = run_sql(project, render(rebuild, state=view))
+            assert len(result) == 211 and sum(r[4] for r in result) == intervals
+        finally:
+            project.run_sql(f"drop view if exists {view}")
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ({"unit": "fortnight"}, "unit"),
+        ({"lookback": -1}, "lookback"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"unit": "week", "week_start": 7}, "week_start"),
+        ({"start": "2025-01-01' or 1=1 --"}, "start"),
+        ({"explicit": ["2025-01-02", "soon"]}, "explicit"),
+    ],
+)
+def test_bad_inputs_are_compiler_errors(bad: dict[str, Any], message: str) -> None:
+    p = {**params(Case(DAILY, day(8))), **bad}
+    with pytest.raises(CompilerError, match=message):
+        harness().call("vulcan_plan_intervals_sql", "t", KEY, p)
+
+
+# --------------------------------------------------------------------- property test
+
+
+@st.composite
+def cases(draw: Any) -> Case:
+    unit = draw(st.sampled_from(UNITS))
+    config: dict[str, Any] = {"interval_unit": unit}
+    if unit == "week":
+        config["week_start"] = draw(st.integers(0, 6))
+    schedule = Schedule.build(None, unit, config.get("week_start"))
+    anchor = schedule.floor(datetime(2024, 2, 26, 13, 35))
+
+    def point(low: int, high: int) -> datetime:
+        """A unit boundary near the anchor, sometimes a point inside an interval."""
+        k = draw(st.integers(low, high))
+        at = schedule.add(anchor, k)
+        if draw(st.integers(0, 3)) == 0:
+            width = schedule.add(at) - at
+            at += width * draw(st.integers(1, 99)) / 100
+            at += timedelta(microseconds=draw(st.sampled_from([0, 0, 1, 500_000])))
+        return at
+
+    start = point(0, 3)
+    config["start"] = format_ts(start)
+    if draw(st.booleans()):
+        config["end"] = format_ts(start + (point(4, 30) - anchor))
+    config["allow_partials"] = draw(st.booleans())
+    config["lookback"] = draw(st.integers(0, 4))
+    config["batch_size"] = draw(st.one_of(st.none(), st.integers(1, 5)))
+    execution_time = point(-2, 30)
+    rows = []
+    for at in range(draw(st.integers(0, 8))):
+        kind = draw(st.sampled_from(["processed", "processed", "removed"]))
+        details = draw(st.sampled_from(["", RESTATE, RESET, FULL, "[1]"] + [""] * 7))
+        if details in (RESET, FULL) and draw(st.booleans()):
+            low, high = FAR_PAST, FAR_FUTURE
+        else:
+            low = point(-2, 26)
+            high = max(low, point(-2, 26)) if draw(st.integers(0, 5)) else low
+        rows.append(row(low, high, kind, at, details, recorded=draw(st.integers(0, 3))))
+    run_range = None
+    if draw(st.integers(0, 3)) == 0:
+        low = point(-1, 20)
+        run_range = (low, low + (point(1, 10) - anchor))
+    return Case(config, execution_time, rows, run_range, draw(st.integers(0, 9)) == 0)
+
+
+class TestSqlPlannerProperty:
+    @settings(
+        max_examples=10,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(st.lists(cases(), min_size=8, max_size=8))
+    def test_sql_plan_equals_python_plan(self, project: Any, batch: list[Case]) -> None:
+        check(project, batch)
