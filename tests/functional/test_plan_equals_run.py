@@ -39,11 +39,11 @@ def model(**config: Any) -> str:
 MODELS = {
     # no lookback set: dbt gives the node `lookback: 1`, dbt-vulcan's default is 0
     "daily_default": model(start="2025-02-25"),
-    "daily_lb1_b2": model(start="2025-02-25", lookback=1, batch_size=2),
+    "daily_lb1_b4": model(start="2025-02-25", lookback=1, batch_size=4),
     "daily_lb2": model(start="2025-02-25", lookback=2),
     "daily_partials": model(start="2025-02-25", lookback=1, allow_partials=True),
-    "hourly_lb2_b3": model(
-        start="2025-03-02 12:00:00", end="2025-03-07", cron="@hourly", lookback=2, batch_size=3
+    "hourly_lb2_b8": model(
+        start="2025-03-02 12:00:00", end="2025-03-07", cron="@hourly", lookback=2, batch_size=8
     ),
     "monthly_lb1": model(start="2024-10-01", cron="@monthly", lookback=1),
 }
