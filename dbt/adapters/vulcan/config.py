@@ -7,7 +7,6 @@ normalized dict the macros read (`ModelConfig.as_dict()`).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -20,21 +19,25 @@ from dbt.adapters.vulcan.timeutil import VulcanConfigError, format_ts, parse_end
 
 TIME_RANGE, UNIQUE_KEY, PARTITION, UNMANAGED, SCD2_BY_TIME, SCD2_BY_COLUMN = KINDS
 
-FILE_FORMATS = ("parquet", "delta", "iceberg")
-CHANGE_ACTIONS = ("allow", "warn", "error", "ignore")
+FILE_FORMATS = config_keys.key("file_format").allowed
+CHANGE_ACTIONS = config_keys.key("on_destructive_change").allowed
 
 # which keys each kind accepts and requires: from the one declaration (config_keys.sql)
 KIND_KEYS: dict[str, set[str]] = config_keys.kind_keys()
 REQUIRED_KEYS: dict[str, tuple[str, ...]] = config_keys.required_keys()
 ALL_VULCAN_KEYS = set().union(*KIND_KEYS.values())
-# dbt's keys: honoured where they apply, never "a key of another kind"; with two more of dbt's
-# own that a typo must not be mistaken for
-_DBT_KEYS = config_keys.dbt_keys() | {"incremental_strategy", "full_refresh"}
+# dbt's keys: honoured where they apply, never "a key of another kind"; with more of dbt's
+# own that a typo must not be mistaken for (config_keys.sql's vulcan_dbt_other_keys)
+_DBT_KEYS = config_keys.dbt_keys()
 
 
 # config values dbt-core gives every node whether the user set them or not (microbatch's
 # `lookback` is 1 by default; dbt-vulcan's `lookback` is 0 unless set)
-DBT_NODE_DEFAULTS: dict[str, Any] = {"lookback": 1}
+DBT_NODE_DEFAULTS: dict[str, Any] = {
+    key.name: key.dbt_node_value
+    for key in config_keys.config_keys()
+    if key.dbt_node_value is not None
+}
 
 
 def kind_owner(key: str) -> list[str]:
@@ -188,9 +191,44 @@ def _unknown_keys(kind: str, config: Mapping[str, Any], errors: _Collector) -> N
                 f"allowed here: {', '.join(sorted(allowed))}"
             )
             continue
-        close = difflib.get_close_matches(key, sorted(allowed | _DBT_KEYS), n=1, cutoff=0.85)
-        if close and close[0] != key:
-            errors.add(f"{key}: unknown config key; did you mean `{close[0]}`?")
+        close = closest_key(key, sorted(allowed | _DBT_KEYS))
+        if close is not None:
+            errors.add(f"{key}: unknown config key; did you mean `{close}`?")
+
+
+def closest_key(key: str, candidates: list[str]) -> str | None:
+    """The typo rule (macros/config/validate.sql computes the same): the candidate nearest to
+    `key` by edit distance (insert, delete or replace a character, or swap two adjacent ones),
+    if it is at most 1, or at most 2 for a key of 8 characters or more; ties go to the first
+    candidate in the given order. (dbt's own `grants`, on every node, is 2 edits from `grains`:
+    a 6-character key must not get 2.)"""
+    limit = 2 if len(key) >= 8 else 1
+    best: tuple[int, str] | None = None
+    for candidate in candidates:
+        distance = edit_distance(key, candidate, limit)
+        if distance <= limit and candidate != key and (best is None or distance < best[0]):
+            best = (distance, candidate)
+    return best[1] if best else None
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Optimal string alignment distance between `a` and `b`, or `limit + 1` once it is
+    known to exceed `limit` (rows of the table never decrease their minimum)."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i]
+        for j in range(1, len(b) + 1):
+            best = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                best = min(best, before[j - 2] + 1)
+            row.append(best)
+        if min(row) > limit:
+            return limit + 1
+        before, previous = previous, row
+    return min(previous[-1], limit + 1)
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
@@ -289,7 +327,7 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
     audits = config.get("audits") if config.get("audits") is not None else config.get("assertions")
     if audits is not None and not isinstance(audits, list):
         errors.add(f"audits: {audits!r} is not a list of audits")
-    cfg.audits = list(audits or [])
+    cfg.audits = list(audits) if isinstance(audits, list) else []
     cfg.safety_overrides = _as_list(config.get("safety_overrides"), "safety_overrides", errors)
 
     if errors.errors:

@@ -31,6 +31,16 @@ class ConfigKey:
     dbt: bool = False
     modes: str = "both"
     default_by_kind: dict[str, str] = field(default_factory=dict)
+    # what the validator reads (see the declaration's header): how the value is checked, the
+    # allowed choices, the minimum of an int, and the setting's normalized default
+    check: str | None = None
+    allowed: tuple[str, ...] = ()
+    allowed_by_kind: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    minimum: int | None = None
+    value: Any = None
+    value_by_kind: dict[str, Any] = field(default_factory=dict)
+    checked_on: tuple[str, ...] = ()
+    dbt_node_value: Any = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -58,6 +68,12 @@ def _macro_value(name: str) -> Any:
 
 
 KINDS: tuple[str, ...] = tuple(_macro_value("default__vulcan_kinds"))
+# dbt's own keys outside the table that are never refused (nor suggested for a typo)
+DBT_OTHER_KEYS: tuple[str, ...] = tuple(_macro_value("default__vulcan_dbt_other_keys"))
+
+
+def _kinds(value: Any) -> tuple[str, ...]:
+    return KINDS if value == "all" else tuple(value)
 
 
 @cache
@@ -66,7 +82,7 @@ def config_keys() -> tuple[ConfigKey, ...]:
     rows = _macro_value("default__vulcan_config_keys")
     keys = []
     for row in rows:
-        kinds = KINDS if row["kinds"] == "all" else tuple(row["kinds"])
+        kinds = _kinds(row["kinds"])
         unknown = set(kinds) - set(KINDS)
         if unknown:
             raise RuntimeError(f"{SOURCE}: key {row['name']}: unknown kinds {sorted(unknown)}")
@@ -83,9 +99,22 @@ def config_keys() -> tuple[ConfigKey, ...]:
                 dbt=bool(row.get("dbt", False)),
                 modes=row.get("modes", "both"),
                 default_by_kind=dict(row.get("default_by_kind", {})),
+                check=row.get("check"),
+                allowed=tuple(row.get("allowed", ())),
+                allowed_by_kind={k: tuple(v) for k, v in row.get("allowed_by_kind", {}).items()},
+                minimum=row.get("min"),
+                value=row.get("value"),
+                value_by_kind=dict(row.get("value_by_kind", {})),
+                checked_on=_kinds(row["checked_on"]) if "checked_on" in row else (),
+                dbt_node_value=row.get("dbt_node_value"),
             )
         )
     return tuple(keys)
+
+
+def key(name: str) -> ConfigKey:
+    """The declared key `name`."""
+    return next(k for k in config_keys() if k.name == name)
 
 
 def kind_keys() -> dict[str, set[str]]:
@@ -104,8 +133,9 @@ def required_keys() -> dict[str, tuple[str, ...]]:
 
 
 def dbt_keys() -> set[str]:
-    """dbt's (and dbt-spark's) keys that dbt-vulcan honours, with their aliases."""
-    return {n for key in config_keys() if key.dbt for n in key.names}
+    """dbt's (and dbt-spark's) keys that dbt-vulcan honours, with their aliases, and dbt's
+    other keys that are never refused."""
+    return {n for key in config_keys() if key.dbt for n in key.names} | set(DBT_OTHER_KEYS)
 
 
 _SHORT = {

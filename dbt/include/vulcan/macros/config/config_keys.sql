@@ -8,7 +8,21 @@
     never an error on a kind that does not use it); `section` (the README table it is in: 'every'
     or a kind, 'scd_type_2' for both SCD kinds); `type`, `default`, `meaning` (README text, with
     `default_by_kind` where a kind differs); `modes` ('both': the adapter and the package, or
-    'adapter': what needs Python). -#}
+    'adapter': what needs Python).
+
+    What the validator (macros/config/validate.sql, and config.py, its Python oracle) needs:
+    `check`, how a value is checked and normalized: 'bool' (true/false or their strings),
+    'int' (an integer or its string, >= `min`), 'choice' (one of `allowed`, any case;
+    `allowed_by_kind` where a kind differs), 'columns' (a name or a list of names), 'column'
+    (one name), 'time' / 'end_time' (a date, timestamp or epoch; a date-only end includes its
+    day), 'cron' / 'interval_unit' / 'week_start' (the schedule, checked together),
+    'time_column' (a name, [name, format] or {column:, format:}), 'when_matched', 'predicate'
+    (a non-empty SQL text), 'audits' (a list), 'scd_columns' (names or '*'); a key without
+    `check` is not read by the validator. `value`: the setting's normalized default (with
+    `value_by_kind`); a key with `value` is a setting of vulcan_settings(). `checked_on`: the
+    kinds the value is checked on when they differ from `kinds` (a key set on another kind is
+    an error either way). `dbt_node_value`: the value dbt-core gives every node whether the user
+    set it or not (microbatch's `lookback: 1`): read only when the user set it. -#}
 
 {#- The dbt-vulcan kinds (materializations), in one place. -#}
 {% macro vulcan_kinds() %}
@@ -20,6 +34,16 @@
     'incremental_by_time_range', 'incremental_by_unique_key', 'incremental_by_partition',
     'incremental_unmanaged', 'scd_type_2_by_time', 'scd_type_2_by_column',
   ]) }}
+{% endmacro %}
+
+{#- dbt's own keys that are not in the table but are never refused, and that a typo must not
+    be mistaken for (the table's `dbt: true` keys are the others). -#}
+{% macro vulcan_dbt_other_keys() %}
+  {{ return(adapter.dispatch('vulcan_dbt_other_keys', 'dbt_vulcan')()) }}
+{% endmacro %}
+
+{% macro default__vulcan_dbt_other_keys() %}
+  {{ return(['incremental_strategy', 'full_refresh']) }}
 {% endmacro %}
 
 {% macro vulcan_config_keys() %}
@@ -35,27 +59,35 @@
   {%- set SCHEDULED = [TR, UK, SCDT, SCDC] -%}
   {{ return([
     {'name': 'file_format', 'kinds': 'all', 'dbt': true, 'section': 'every',
+     'check': 'choice', 'allowed': ['parquet', 'delta', 'iceberg'], 'value': 'parquet',
      'type': '`parquet` \\| `delta` \\| `iceberg`', 'default': '`parquet`',
      'meaning': 'the table format; chooses the write strategy'},
     {'name': 'partition_by', 'aliases': ['partitioned_by'], 'kinds': 'all', 'dbt': true, 'section': 'every',
+     'check': 'partitions',
      'type': 'column or list', 'default': 'none',
      'meaning': "partition columns (dbt's name; `partitioned_by` is Vulcan's); required by `incremental_by_partition`, whose key it is"},
     {'name': 'forward_only', 'kinds': 'all', 'section': 'every',
+     'check': 'bool', 'value': false,
      'type': 'bool', 'default': 'false',
      'meaning': 'refuse `--full-refresh` (history is never rebuilt)'},
     {'name': 'disable_restatement', 'kinds': 'all', 'section': 'every',
+     'check': 'bool', 'value': false, 'value_by_kind': {SCDT: true, SCDC: true},
      'type': 'bool', 'default': 'false (true for SCD type 2)', 'default_by_kind': {SCDT: 'true', SCDC: 'true'},
      'meaning': 'refuse `--full-refresh` and `vulcan_restate`'},
     {'name': 'on_additive_change', 'kinds': 'all', 'section': 'every',
+     'check': 'choice', 'allowed': ['allow', 'warn', 'error', 'ignore'], 'value': 'allow',
      'type': '`allow` \\| `warn` \\| `error` \\| `ignore`', 'default': '`allow`',
      'meaning': "new columns in the query: add them / add and warn / fail untouched / keep the table's columns"},
     {'name': 'on_destructive_change', 'kinds': 'all', 'section': 'every',
+     'check': 'choice', 'allowed': ['allow', 'warn', 'error', 'ignore'], 'value': 'error',
      'type': '`allow` \\| `warn` \\| `error` \\| `ignore`', 'default': '`error`',
      'meaning': "dropped or retyped columns: rewrite the table to the new schema / same with a warning / fail untouched / keep the table's schema (dropped columns get NULL)"},
     {'name': 'grains', 'kinds': 'all', 'section': 'every',
+     'check': 'columns', 'value': [],
      'type': 'column or list', 'default': 'none',
      'meaning': 'the columns that identify a row (documentation; implies a uniqueness audit)'},
     {'name': 'audits', 'aliases': ['assertions'], 'kinds': 'all', 'section': 'every',
+     'check': 'audits', 'value': [],
      'type': 'list', 'default': 'none',
      'meaning': 'data audits checked before each batch is written (see [Audits](#audits))'},
     {'name': 'grains_audit', 'kinds': 'all', 'section': 'every',
@@ -63,49 +95,66 @@
      'meaning': '`grains` implies a blocking uniqueness audit on the grain; false turns it off'},
 
     {'name': 'time_column', 'kinds': [TR], 'required_by': [TR], 'section': TR,
+     'check': 'time_column', 'value': none,
      'type': 'string, `[column, format]` or `{column:, format:}`', 'default': 'required',
      'meaning': "the output column holding each row's time; a format (`'%Y%m%d'` or `'yyyyMMdd'`) for string columns"},
     {'name': 'time_data_type', 'kinds': [TR, SCDT, SCDC], 'section': TR,
+     'check': 'choice', 'allowed': ['date', 'timestamp', 'timestamp_ntz', 'string', 'int', 'bigint', 'epoch', 'epoch_millis'],
+     'allowed_by_kind': {SCDT: ['timestamp', 'timestamp_ntz', 'date'], SCDC: ['timestamp', 'timestamp_ntz', 'date']},
+     'value': none, 'value_by_kind': {SCDT: 'timestamp', SCDC: 'timestamp'},
      'type': '`date` \\| `timestamp` \\| `timestamp_ntz` \\| `string` \\| `int` \\| `bigint` \\| `epoch` \\| `epoch_millis`', 'default': 'detected',
      'meaning': "the time column's type for the output filter; detected from the query when it is a date, timestamp or string; an int/bigint column needs it (`epoch`, `epoch_millis`, `int`, `bigint`: epoch seconds or milliseconds). SCD type 2: the type of `valid_from` / `valid_to` (`timestamp`, `timestamp_ntz`, `date`; default `timestamp`)"},
     {'name': 'start', 'kinds': SCHEDULED, 'required_by': [TR], 'section': TR,
+     'check': 'time', 'value': none,
      'type': 'date or timestamp', 'default': 'required',
      'meaning': 'first interval (floored to the interval unit); optional on unique key and SCD type 2 (interval tracking)'},
     {'name': 'end', 'kinds': SCHEDULED, 'section': TR,
+     'check': 'end_time', 'value': none,
      'type': 'date or timestamp', 'default': 'none',
      'meaning': 'last interval; a date is inclusive (the whole day)'},
     {'name': 'cron', 'kinds': SCHEDULED, 'section': TR,
+     'check': 'cron', 'value': '0 0 * * *',
      'type': '`@hourly` \\| `@daily` \\| `@weekly` \\| `@monthly` \\| `@yearly` \\| 5-field cron', 'default': '`@daily`',
      'meaning': 'when intervals become due; also gives the interval unit'},
     {'name': 'interval_unit', 'kinds': SCHEDULED, 'section': TR,
+     'check': 'interval_unit', 'value': 'day',
      'type': '`five_minute` \\| `quarter_hour` \\| `half_hour` \\| `hour` \\| `day` \\| `week` \\| `month` \\| `quarter` \\| `year`', 'default': 'from `cron`',
      'meaning': 'the size of one interval; coarser than the cron needs `allow_partials`'},
     {'name': 'week_start', 'kinds': SCHEDULED, 'section': TR,
+     'check': 'week_start', 'value': 0,
      'type': '`monday`..`sunday` or 0..6', 'default': "the weekly cron's day, else monday",
      'meaning': 'first day of a week interval'},
     {'name': 'lookback', 'kinds': [TR, UK], 'section': TR,
+     'check': 'int', 'min': 0, 'value': 0, 'dbt_node_value': 1,
      'type': 'int ≥ 0', 'default': '0',
      'meaning': 'also re-run the N intervals before *each* missing interval (late data), as SQLMesh does'},
     {'name': 'batch_size', 'kinds': SCHEDULED, 'section': TR,
+     'check': 'int', 'min': 1, 'value': none,
      'type': 'int ≥ 1', 'default': 'none',
      'meaning': 'at most N intervals per batch; none: each contiguous range to run is ONE batch'},
     {'name': 'allow_partials', 'kinds': [TR, UK], 'section': TR,
+     'check': 'bool', 'value': false, 'checked_on': SCHEDULED,
      'type': 'bool', 'default': 'false',
      'meaning': 'also process the current, incomplete interval'},
     {'name': 'partition_by_time_column', 'kinds': [TR], 'section': TR,
+     'check': 'bool', 'value': true,
      'type': 'bool', 'default': 'true',
      'meaning': 'partition the table by `time_column` (plus `partition_by`)'},
     {'name': 'safety_overrides', 'kinds': [TR], 'section': TR, 'modes': 'adapter',
+     'check': 'columns', 'value': [], 'checked_on': 'all',
      'type': 'list', 'default': 'none',
      'meaning': 'patterns the [safety analysis](#safety-analysis) should allow'},
 
     {'name': 'unique_key', 'kinds': [UK, SCDT, SCDC], 'required_by': [UK, SCDT, SCDC], 'section': UK,
+     'check': 'columns', 'value': [],
      'type': 'column, expression or list', 'default': 'required',
      'meaning': 'the key; expressions (`lower(email)`) and composite keys allowed'},
     {'name': 'when_matched', 'kinds': [UK], 'section': UK,
+     'check': 'when_matched', 'value': [],
      'type': 'string or list of `WHEN MATCHED [AND cond] THEN UPDATE SET … \\| DELETE`', 'default': 'update every column',
      'meaning': 'what a match does; `source.` / `target.` prefixes name the batch row and the stored row; the first clause whose condition holds wins, none: the row is unchanged'},
     {'name': 'merge_filter', 'kinds': [UK], 'section': UK,
+     'check': 'predicate', 'value': none,
      'type': 'SQL predicate', 'default': 'none',
      'meaning': 'ANDed to the match condition (e.g. `target.ds > date_sub(current_date(), 7)` to prune the table); a pair failing it does not match, so the batch row is inserted as a second row with that key'},
     {'name': 'incremental_predicates', 'kinds': [UK], 'dbt': true, 'section': UK,
@@ -113,24 +162,31 @@
      'meaning': "dbt's key: extra conditions ANDed to the match (Delta / Iceberg)"},
 
     {'name': 'updated_at_name', 'kinds': [SCDT, SCDC], 'section': 'scd_type_2',
+     'check': 'column', 'value': none, 'value_by_kind': {SCDT: 'updated_at'},
      'type': 'column', 'default': '`updated_at` (by time); none (by column)', 'default_by_kind': {SCDT: '`updated_at`', SCDC: 'none'},
      'meaning': 'by time: the change timestamp; by column: the change time of a historical source'},
     {'name': 'columns', 'kinds': [SCDC], 'required_by': [SCDC], 'section': 'scd_type_2',
+     'check': 'scd_columns', 'value': none,
      'type': "list or `'*'`", 'default': 'required (by column)',
      'meaning': "the watched columns (`'*'`: every non-key column)"},
     {'name': 'valid_from_name', 'kinds': [SCDT, SCDC], 'section': 'scd_type_2',
+     'check': 'column', 'value': 'valid_from',
      'type': 'column name', 'default': '`valid_from`',
      'meaning': 'the name of the column where a version starts'},
     {'name': 'valid_to_name', 'kinds': [SCDT, SCDC], 'section': 'scd_type_2',
+     'check': 'column', 'value': 'valid_to',
      'type': 'column name', 'default': '`valid_to`',
      'meaning': 'the name of the column where a version ends (NULL: current)'},
     {'name': 'invalidate_hard_deletes', 'kinds': [SCDT, SCDC], 'section': 'scd_type_2',
+     'check': 'bool', 'value': false,
      'type': 'bool', 'default': 'false',
      'meaning': 'close the current version of a key that left the query'},
     {'name': 'updated_at_as_valid_from', 'kinds': [SCDT], 'section': 'scd_type_2',
+     'check': 'bool', 'value': false,
      'type': 'bool', 'default': 'false',
      'meaning': 'by time: the first load starts at `updated_at`, not 1970'},
     {'name': 'execution_time_as_valid_from', 'kinds': [SCDC], 'section': 'scd_type_2',
+     'check': 'bool', 'value': false,
      'type': 'bool', 'default': 'false',
      'meaning': 'by column: the first load starts at the execution time, not 1970'},
   ]) }}

@@ -298,15 +298,16 @@
   {{ return(modules.datetime.datetime.strptime(text, fmt)) }}
 {% endmacro %}
 
-{#- {unit, reason}: the unit from the smallest gap between the first 60 ticks after
+{#- {unit, reason, weekdays}: the unit from the smallest gap between the first 60 ticks after
     2020-01-01 00:00 (intervals.py's _CRON_REFERENCE and _CRON_SAMPLES), walking months
-    and days forward; ticks are counted in minutes. -#}
+    and days forward; ticks are counted in minutes. `weekdays`: the days of the week of those
+    ticks (sorted, Sunday is 0), from which a weekly schedule takes its week start. -#}
 {% macro _vulcan_cron_unit(c) %}
   {%- set both = c.dom_restricted and c.dow_restricted -%}
   {#- only day-of-month restricts: its days are the candidates (29 February: one a year) -#}
   {%- set only_dom = c.dom_restricted and not c.dow_restricted -%}
   {%- set reference = modules.datetime.date(2020, 1, 1).toordinal() * 1440 -%}
-  {%- set ns = namespace(count=0, previous=none, gap=none) -%}
+  {%- set ns = namespace(count=0, previous=none, gap=none, weekdays=[]) -%}
   {%- for y in range(2020, 2330) -%}
     {%- for mo in c.months -%}
       {%- set day_one = modules.datetime.date(y, mo, 1) -%}
@@ -326,6 +327,7 @@
                 {%- endif -%}
                 {%- set ns.previous = tick -%}
                 {%- set ns.count = ns.count + 1 -%}
+                {%- do ns.weekdays.append((first + d - 1) % 7) -%}
               {%- endif -%}
               {%- if ns.count >= 60 -%}{% break %}{%- endif -%}
             {%- endfor -%}
@@ -343,7 +345,7 @@
     ('day', 1440), ('hour', 60), ('half_hour', 30), ('quarter_hour', 15), ('five_minute', 5),
   ] -%}
   {%- for unit, minutes in units if ns.gap >= minutes -%}
-    {{ return({'unit': unit, 'reason': none}) }}
+    {{ return({'unit': unit, 'reason': none, 'weekdays': ns.weekdays | unique | sort}) }}
   {%- endfor -%}
-  {{ return({'unit': none, 'reason': 'fires more often than every 5 minutes (the finest interval unit)'}) }}
+  {{ return({'unit': none, 'reason': 'fires more often than every 5 minutes (the finest interval unit)', 'weekdays': ns.weekdays | unique | sort}) }}
 {% endmacro %}
