@@ -26,6 +26,7 @@ import tests.unit.test_config as unit_cases
 from dbt.adapters.vulcan import config as oracle
 from dbt.adapters.vulcan import config_keys
 from dbt.adapters.vulcan.config import ModelConfig, closest_key, edit_distance
+from dbt.adapters.vulcan.intervals import IntervalUnit
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
 from tests.functional.reliability import test_bad_input as bad_input
 from tests.unit.macro_harness import CompilerError, Harness
@@ -233,17 +234,7 @@ def test_edit_distance(a: str, b: str, limit: int) -> None:
 
 # ------------------------------------------------------------- random configs per kind
 
-UNITS = [
-    "five_minute",
-    "quarter_hour",
-    "half_hour",
-    "hour",
-    "day",
-    "week",
-    "month",
-    "quarter",
-    "year",
-]
+UNITS = [unit.value for unit in IntervalUnit]
 DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
 BAD = [None, 5, -1, 1.5, True, "", " ", "x", [], {}, ["a", 1], {"a": 1}]

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dbt.adapters.vulcan.config import validate
-from dbt.adapters.vulcan.intervals import FAR_FUTURE, FAR_PAST, Schedule, align_range
+from dbt.adapters.vulcan.intervals import FAR_FUTURE, FAR_PAST, IntervalUnit, Schedule, align_range
 from dbt.adapters.vulcan.planner import RunVars, plan_model
 from dbt.adapters.vulcan.state import StateRow
 from dbt.adapters.vulcan.state_cache import RelationState, values_sql
@@ -30,17 +30,7 @@ COLUMNS = (
     "recorded_at, seq, details"
 )
 RECORDED = datetime(2030, 1, 1)
-UNITS = (
-    "five_minute",
-    "quarter_hour",
-    "half_hour",
-    "hour",
-    "day",
-    "week",
-    "month",
-    "quarter",
-    "year",
-)
+UNITS = [unit.value for unit in IntervalUnit]
 
 _HARNESS: Harness | None = None
 
