@@ -3,7 +3,7 @@ PY := .venv/bin/python
 PYTEST := $(PY) -m pytest
 
 .PHONY: setup example test lint unit functional functional-parquet functional-delta \
-	functional-iceberg integration integration-parquet integration-delta thrift test-lane-1 \
+	functional-iceberg functional-package integration integration-parquet integration-delta thrift test-lane-1 \
 	test-lane-2 bench bench-quick
 
 setup:
@@ -30,6 +30,17 @@ functional-parquet: setup
 
 functional-delta: setup
 	$(PYTEST) tests/functional -q --durations=10 --profile delta --ignore tests/functional/reliability
+
+# Package mode: stock `type: spark` with only the dbt package installed (no Python of ours in
+# the run). The kinds the package runs, the planner, plan == run, the operations, the state
+# log and the bad-input catalogue; tests that need the adapter skip themselves (adapter_only).
+PACKAGE_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
+	$(KINDS)/test_sqlmesh_oracle.py tests/functional/test_plan_equals_run.py \
+	tests/functional/test_operations.py tests/functional/test_state_log.py \
+	tests/functional/reliability/test_bad_input.py
+
+functional-package: setup
+	$(PYTEST) $(PACKAGE_TESTS) -q --durations=10 --profile parquet --mode package
 
 functional-iceberg: setup
 	$(PYTEST) tests/functional -q --durations=10 --profile iceberg --ignore tests/functional/adapter \
@@ -76,7 +87,7 @@ test-lane-1: setup
 	$(MAKE) --no-print-directory -j1 functional-parquet thrift integration-parquet
 
 test-lane-2: setup
-	$(MAKE) --no-print-directory -j1 functional-delta functional-iceberg
+	$(MAKE) --no-print-directory -j1 functional-delta functional-iceberg functional-package
 
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark, written to docs/benchmarks.md; the quick mode is a small smoke run.

@@ -155,3 +155,6 @@ def write_project(folder: Path, server_side_parameters: dict[str, str], state_fo
         (folder / "models" / f"{name}.sql").write_text(sql)
     (folder / "snapshots" / "scd_snapshot.sql").write_text(SNAPSHOT)
     (folder / "macros" / "generate_schema_name.sql").write_text(SCHEMA_MACRO)
+    # the kinds' macros: this repository as a dbt package
+    repo = Path(__file__).resolve().parent.parent
+    (folder / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(repo)}]}))

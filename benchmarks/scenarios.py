@@ -110,6 +110,7 @@ def parquet_worker(
     project = workdir / "project"
     write_project(project, params, "parquet")
     dbt = Dbt(project, spark)
+    dbt.invoke(["deps"])
     n = size.days
 
     # warm-up: the JVM's first statements, the state table, dbt's first parse

@@ -48,6 +48,8 @@ export VULCAN_LOG4J_CONFIG=${VULCAN_LOG4J_CONFIG:-$root/tests/log4j2.properties}
 
 dbt=${DBT:-$root/.venv/bin/dbt}
 cd "$here"
+# the kinds' macros: this repository as a dbt package (packages.yml, `local: ..`)
+"$dbt" deps --project-dir "$here" --profiles-dir "$here" --target "$target" --log-path "logs/$target" >/dev/null
 for build in $(seq "$builds"); do
   echo "run.sh: dbt build $build of $builds ($target)"
   "$dbt" build --project-dir "$here" --profiles-dir "$here" --target "$target" \

@@ -8,6 +8,7 @@ export VULCAN_WORKDIR=${VULCAN_WORKDIR:-$here/.spark}
 export VULCAN_LOG4J_CONFIG=$root/tests/log4j2.properties
 rm -rf "$VULCAN_WORKDIR" && mkdir -p "$VULCAN_WORKDIR"
 dbt=$root/.venv/bin/dbt
+"$dbt" deps --project-dir "$here" --profiles-dir "$root/integration_project" >/dev/null
 
 step() {  # step TITLE dbt-args...
   local title=$1

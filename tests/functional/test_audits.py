@@ -16,7 +16,11 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.functional.util import rows, run, state_rows, table_rows
+from tests.functional.util import model_message, rows, run, state_rows, table_rows
+
+pytestmark = pytest.mark.adapter_only(
+    reason="audits run on the vulcan adapter only (parsed in Python)"
+)
 
 EXEC = "vulcan_execution_time"
 
@@ -161,7 +165,7 @@ class _AuditsOnKind:
             vars={EXEC: "2025-01-06", "bad": "all", "min_rows": 1000},
             expect_pass=False,
         )
-        message = str(result.results[0].message)
+        message = model_message(result)
         for label, count in EXPECTED_FAILURES:
             noun = "offending row" + ("" if count == 1 else "s")
             assert re.search(
@@ -269,7 +273,7 @@ class TestGrainsAndConfig:
         run("seed")
         vars_ = {EXEC: "2025-01-04", "bad": "all"}
         result = run("run", "-s", "grain_on", vars=vars_, expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert (
             "Audit unique_combination_of_columns(columns=[id]) (from grains) failed for model "
             "grain_on, batch [1/1] 2025-01-01 - 2025-01-03: 1 offending row, "
@@ -296,7 +300,7 @@ class TestGrainsAndConfig:
 
     def test_bad_audit_config_fails_before_any_write(self, project: Any) -> None:
         result = run("run", "-s", "unknown_audit", vars={EXEC: "2025-01-04"}, expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert "Invalid audits for model 'unknown_audit', 2 problem(s)" in message
         assert "unknown audit 'no_such_audit'" in message
         assert "not_null, unique_values, unique_combination_of_columns" in message
@@ -313,7 +317,7 @@ class TestGrainsAndConfig:
         assert (
             "Audit number_of_rows(threshold=5) failed for model scoped, batch [1/1] "
             "2025-01-04 - 2025-01-04: 1 offending row, e.g. {row_count: 2}"
-        ) in str(result.results[0].message)
+        ) in model_message(result)
         assert len(table_rows(project, "scoped")) == 6
         assert [r[:2] for r in state_rows(project, "scoped")] == [
             ("2025-01-01 00:00:00", "2025-01-04 00:00:00")

@@ -62,3 +62,9 @@ def orders_csv(start: str = "2025-01-01", count: int = 20, per_day: int = 3) -> 
             order_id += 1
             lines.append(f"{order_id},{day},{order_id % 7 + 1},{order_id * 10 + 0.5}")
     return "\n".join(lines) + "\n"
+
+
+def model_message(result: Any) -> str:
+    """The message of the first model in a dbt run's results (the package's on-run-start hook,
+    which creates the state table, is a result too)."""
+    return next(str(r.message) for r in result.results if r.node.resource_type != "operation")

@@ -8,6 +8,7 @@ statement a macro would run instead of running it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,9 +98,13 @@ class FakeAdapter:
                 return found
         raise KeyError(f"no implementation of {name}")
 
-    def vulcan_append_state(self, insert_sql: str, rows: Any) -> None:
+    def vulcan_append_state(self, insert_sql: str) -> str:
         """The real method runs the INSERT under a lock; here it is recorded like a statement."""
         self._harness.statements.append(squash(insert_sql))
+        return ""
+
+    def type(self) -> str:
+        return "vulcan"
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
@@ -132,10 +137,16 @@ class Harness:
                 "flags": type("Flags", (), {"EMPTY": False})(),
                 "modules": get_context_modules(),
                 "invocation_id": INVOCATION_ID,
+                "local_md5": lambda text: __import__("hashlib").md5(text.encode()).hexdigest(),
+                "fromjson": _fromjson,
+                "run_started_at": None,
             }
         )
         fakes = {k: self.context[k] for k in ("statement", "run_query", "log", "print")}
         self.context["context"] = self.context
+        # the package's namespace: our macros call each other as `dbt_vulcan.<name>` (dbt puts
+        # an installed package's macros under its name, not in the flat namespace)
+        self.context["dbt_vulcan"] = _Namespace(self.context)
         for project in PROJECTS:
             for path in sorted(Path(project, "macros").rglob("*.sql")):
                 self._load(env, path.read_text())
@@ -179,11 +190,35 @@ class Harness:
         return self.context[name](*args, **kwargs)
 
 
+class _Namespace(Mapping[str, Any]):
+    """The package's macros by name. A mapping, as dbt's package namespaces are: Jinja's
+    sandbox refuses `_private` attributes but not keys."""
+
+    def __init__(self, context: dict[str, Any]) -> None:
+        self._context = context
+
+    def __getitem__(self, name: str) -> Any:
+        return self._context[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._context)
+
+    def __len__(self) -> int:
+        return len(self._context)
+
+
 class _Api:
     class Relation:
         @staticmethod
         def create(**kwargs: Any) -> SparkRelation:
             return SparkRelation.create(**kwargs)
+
+
+def _fromjson(text: str, default: Any = None) -> Any:
+    try:
+        return __import__("json").loads(text)
+    except ValueError:
+        return default
 
 
 def squash(sql: str) -> str:

@@ -292,7 +292,7 @@ class _Resolver:
         return object() if name in self.names else None
 
 
-def test_model_config_checks_audits_before_any_write(h: Harness) -> None:
+def test_audits_are_checked_before_any_write(h: Harness) -> None:
     real = h.context["adapter"]._real
     real.config = types.SimpleNamespace(project_name="p")
     model = {
@@ -301,13 +301,13 @@ def test_model_config_checks_audits_before_any_write(h: Harness) -> None:
     }
     try:
         real._macro_resolver = _Resolver({"audit_mine"})
-        assert real.vulcan_model_config(model, "incremental_by_time_range")["audits"]
+        assert real.vulcan_check_audits(model, ["mine(x=1)"], []) == ""
         real._macro_resolver = _Resolver(set())
         with pytest.raises(Exception, match="unknown audit 'mine'"):
-            real.vulcan_model_config(model, "incremental_by_time_range")
+            real.vulcan_check_audits(model, ["mine(x=1)"], [])
         model["config"] = {"time_column": "d", "start": "2025-01-01", "grains_audit": 3}
         with pytest.raises(Exception, match="grains_audit: 3 is not a boolean"):
-            real.vulcan_model_config(model, "incremental_by_time_range")
+            real.vulcan_check_audits(model, [], ["id"])
     finally:
         real._macro_resolver = None
 
@@ -367,7 +367,8 @@ def run_batches(h: Harness, **config: Any) -> list[str]:
         "unique_id": "model.p.daily",
         "config": {"time_column": "d", "start": "2025-01-01", **config},
     }
-    h.call("vulcan_run_batches", KIND, "time_range", relation(), PLAN, CFG, "date")
+    cfg = {**CFG, **{k: config[k] for k in ("audits", "grains") if k in config}}
+    h.call("vulcan_run_batches", KIND, "time_range", relation(), PLAN, cfg, "date")
     return [s for s in h.statements if not s.startswith("insert into vulcan_state")]
 
 
@@ -469,7 +470,7 @@ def test_iceberg_targets_stage_in_iceberg_and_purge_it(h: Harness) -> None:
         "unique_id": "model.p.daily",
         "config": {"time_column": "d", "start": "2025-01-01", "grains": ["id"]},
     }
-    cfg = {**CFG, "file_format": "iceberg"}
+    cfg = {**CFG, "file_format": "iceberg", "grains": ["id"]}
     h.call("vulcan_run_batches", KIND, "time_range", relation(), PLAN, cfg, "date")
     assert h.statements[:2] == [
         f"drop table if exists {stage} purge",

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.macro_harness import STAGE, FakeResult, Harness, relation, squash
+from tests.unit.macro_harness import STAGE, CompilerError, FakeResult, Harness, relation, squash
 
 _HARNESS: Harness | None = None
 
@@ -35,8 +35,9 @@ def args(harness: Harness, dirty: bool = False, **cfg: Any) -> dict[str, Any]:
     model = {"name": "t", "config": {"time_column": "order_date", "start": "2025-01-01"}}
     removed = None
     if dirty:
-        removed = harness.context["adapter"].vulcan_state_rows(
-            relation(), model, [[BATCH["start"], BATCH["end"]]], "removed", "fp"
+        harness.context["model"] = {**harness.context["model"], "unique_id": "model.p.t"}
+        removed = harness.call(
+            "vulcan_state_values", relation(), [[BATCH["start"], BATCH["end"]]], "removed", "fp"
         )
     return {
         "relation": relation(),
@@ -139,25 +140,34 @@ def test_state_table_ddl_and_relation(h: Harness) -> None:
 
 
 def test_record_intervals_appends_escaped_rows(h: Harness) -> None:
-    model = {"name": "t", "unique_id": "model.p.it's"}
-    rows = h.context["adapter"].vulcan_state_rows(
-        relation(), model, [["2025-01-01 00:00:00", "2025-01-02 00:00:00"]], "processed", "fp"
+    rows = h.call(
+        "vulcan_state_values",
+        relation(),
+        [["2025-01-01 00:00:00", "2025-01-02 00:00:00"], ["2025-01-03 00:00:00", "2025-01-04"]],
+        "processed",
+        "fp",
+        '{"time_type": "date"}',
+        "model.p.it's",
     )
     h.call("vulcan_record_intervals", rows)
     assert len(h.statements) == 1
-    assert h.statements[0].startswith("insert into vulcan_state.vulcan_intervals values ('s.t', ")
-    assert "'model.p.it\\'s'" in h.statements[0]
-    assert "'2025-01-01 00:00:00', '2025-01-02 00:00:00', 'processed', 'fp'" in h.statements[0]
+    statement = h.statements[0]
+    assert statement.startswith("insert into vulcan_state.vulcan_intervals values ('s.t', ")
+    assert "'model.p.it\\'s'" in statement
+    assert "'2025-01-01 00:00:00', '2025-01-02 00:00:00', 'processed', 'fp'" in statement
+    # one row per interval, numbered in the statement; details escaped
+    assert statement.count("('s.t', ") == 2
+    assert ', 1, \'{"time_type": "date"}\')' in statement
+    assert statement.endswith(', 2, \'{"time_type": "date"}\')')
 
 
 def test_strategy_lookup_lists_available_formats(h: Harness) -> None:
-    adapter = h.context["adapter"]
     assert (
-        adapter.vulcan_strategy_macro(h.context, "time_range", "delta")
+        h.call("vulcan_strategy_macro", "time_range", "delta")
         is h.context["vulcan_time_range_delta"]
     )
-    with pytest.raises(Exception, match="available: delta, iceberg, parquet"):
-        adapter.vulcan_strategy_macro(h.context, "time_range", "hudi")
+    with pytest.raises(CompilerError, match=r'"hudi".*available: delta, iceberg, parquet'):
+        h.call("vulcan_strategy_macro", "time_range", "hudi")
 
 
 class _Col:

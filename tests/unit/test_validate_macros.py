@@ -160,6 +160,19 @@ def test_dbt_node_defaults_are_read_only_when_set_by_the_user() -> None:
     assert same(on_scd, SCDT)["lookback"] == 0
 
 
+def test_own_keys_may_sit_under_meta() -> None:
+    """dbt 1.10+ wants custom config keys under `meta` (Fusion requires it)."""
+    meta = {"time_column": "d", "start": "2025-01-01", "lookback": 2, "tags": ["x"]}
+    got = same(node({"materialized": TR, "meta": meta}))
+    assert (got["time_column"], got["start"], got["lookback"]) == ("d", "2025-01-01 00:00:00", 2)
+    # a key set directly wins; a bad value under meta is reported like any other
+    assert same(node({"materialized": TR, "lookback": 3, "meta": meta}))["lookback"] == 3
+    # dbt's own `lookback: 1` on every node does not hide the one under meta
+    assert same(node({"materialized": TR, "lookback": 1, "meta": meta}))["lookback"] == 2
+    message = same(node({"materialized": TR, "meta": {**meta, "batch_size": 0}}))
+    assert "batch_size: 0" in message
+
+
 def test_errors_without_raising() -> None:
     config = {"start": "soon", "batch_size": 0, "file_format": "csv"}
     problems = harness().call("vulcan_settings_errors", node(config), TR)

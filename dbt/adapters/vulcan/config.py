@@ -241,7 +241,7 @@ def node_config(node: Any) -> dict[str, Any]:
     """A node's config as the user wrote it. dbt-core gives every node values of its own for
     some keys dbt-vulcan reads differently (`lookback: 1`, microbatch's default); such a value
     is dropped unless the model, a properties file or dbt_project.yml set it (it is then in
-    the node's unrendered config)."""
+    the node's unrendered config). dbt-vulcan's own keys may also be given under `meta`."""
     config = _get(node, "config", {}) or {}
     if not isinstance(config, Mapping):
         config = config.to_dict() if hasattr(config, "to_dict") else dict(config)
@@ -253,6 +253,12 @@ def node_config(node: Any) -> dict[str, Any]:
     for key, default in DBT_NODE_DEFAULTS.items():
         if key in config and config[key] == default and key not in set_by_user:
             del config[key]
+    # dbt-vulcan's own keys may also sit under `meta` (dbt 1.10+ asks custom keys to, and
+    # dbt Fusion requires it); a key set directly wins
+    meta = config.get("meta")
+    if isinstance(meta, Mapping):
+        own = {n for k in config_keys.config_keys() if not k.dbt for n in k.names}
+        config.update({k: v for k, v in meta.items() if k in own and k not in config})
     return config
 
 

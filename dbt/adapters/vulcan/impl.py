@@ -134,11 +134,20 @@ class VulcanAdapter(SparkAdapter):
         ]
 
     @available
-    def vulcan_model_config(self, model: Any, kind: str) -> dict[str, Any]:
-        """Validate a model's config for its kind; every problem is reported at once."""
-        cfg = self._validated(model, kind)
-        self._audits(model, cfg, self._project_macro_exists())  # before anything is written
-        return cfg.as_dict()
+    def vulcan_check_audits(self, model: Any, audits: Any, grains: Any) -> str:
+        """The model's audits and grains (from the settings the package's Jinja validated),
+        parsed before anything is written."""
+        from dbt.adapters.vulcan import audits as audit_module
+
+        grains_audit = model_config.node_config(model).get("grains_audit")
+        name = str(_get(model, "name", "?"))
+        try:
+            audit_module.parse_audits(
+                name, audits, grains, grains_audit, self._project_macro_exists()
+            )
+        except VulcanConfigError as exc:
+            raise CompilationError(str(exc)) from None
+        return ""
 
     @available
     def vulcan_check_safety(self, model: Any, kind: str, compiled_sql: str) -> list[str]:
@@ -236,7 +245,8 @@ class VulcanAdapter(SparkAdapter):
 
     @available
     def vulcan_load_state(self, read_sql: str, create_sqls: list[str]) -> None:
-        """Read the state log once per invocation (creating the table on first use)."""
+        """Read the state log once per invocation (creating the table on first use): the
+        run-operations' reports read it from here."""
         with _STATE_LOCK:
             self._load_state(read_sql, create_sqls)
 
@@ -256,6 +266,14 @@ class VulcanAdapter(SparkAdapter):
             _, table = self.execute(read_sql, fetch=True)
         self._vulcan_state.load(row_from_record(tuple(r)) for r in table.rows)
 
+    @available
+    def vulcan_create_state_table(self, create_sqls: list[str]) -> str:
+        """Create the state table if needed (the package's on-run-start hook), retrying a
+        CREATE that lost a race with another dbt process."""
+        with _STATE_LOCK:
+            self._create_state_table(create_sqls)
+        return ""
+
     def _create_state_table(self, create_sqls: list[str], attempts: int = 3) -> bool:
         """Run the CREATE ... IF NOT EXISTS statements of the state table; True when they
         succeeded at once. Two dbt processes creating it at the same moment race: the
@@ -272,65 +290,42 @@ class VulcanAdapter(SparkAdapter):
                 time.sleep(0.5 * (attempt + 1))
         return False
 
-    @available
-    def vulcan_state_rows(
+    def _state_rows(
         self,
-        relation: Any,
-        model: Any,
+        relation: str,
+        model_id: str,
         intervals: list[list[str]],
         row_type: str,
-        fingerprint: str,
         details: str = "",
-    ) -> dict[str, Any]:
-        """State rows to append (built and escaped here), as {values_sql, rows}."""
+    ) -> list[StateRow]:
+        """State rows of a run-operation (vulcan_restate), escaped by values_sql."""
         from dbt_common.invocation import get_invocation_id
 
         recorded = now_utc()
-        rows = [
+        return [
             StateRow(
-                relation=self.vulcan_relation_key(relation),
+                relation=relation,
                 start=parse_time(start, "interval_start", bounded=False),
                 end=parse_time(end, "interval_end", bounded=False),
                 kind=row_type,
-                fingerprint=fingerprint,
+                fingerprint="",
                 invocation_id=get_invocation_id(),
                 recorded_at=recorded,
                 seq=self._vulcan_state.next_seq(),
-                model_id=str(_get(model, "unique_id", "")),
+                model_id=model_id,
                 details=details,
             )
             for start, end in intervals
         ]
-        return {"values_sql": values_sql(rows), "rows": rows}
 
     @available
-    def vulcan_append_state(self, insert_sql: str, rows: Mapping[str, Any]) -> None:
-        """Append rows to the state log (serialized in this process), then to the cache."""
+    def vulcan_append_state(self, insert_sql: str) -> str:
+        """Append rows to the state log, serialized in this process: dbt threads share one
+        Spark session, and concurrent INSERTs into one parquet table collide on Hadoop's
+        shared `_temporary` directory."""
         with _STATE_LOCK:
             self.execute(insert_sql)
-            self._vulcan_state.add(rows["rows"])
-
-    @available
-    def vulcan_relation_key(self, relation: Any) -> str:
-        return f"{_get(relation, 'schema')}.{_get(relation, 'identifier')}".lower()
-
-    # --- planning -------------------------------------------------------------------------
-
-    @available
-    def vulcan_plan(
-        self, model: Any, kind: str, relation: Any, rebuild: bool, run_vars: dict[str, Any]
-    ) -> dict[str, Any]:
-        """The batches this run executes, from config, the state log and the run's vars."""
-        cfg = self._validated(model, kind)
-        try:
-            parsed_vars = planner.RunVars.parse(run_vars, self._vulcan_now)
-            state = self._vulcan_state.relation(self.vulcan_relation_key(relation))
-            plan = planner.plan_model(
-                cfg, str(_get(model, "raw_code", "")), state, parsed_vars, rebuild
-            )
-        except VulcanConfigError as exc:
-            raise CompilationError(f"Model '{cfg.model}': {exc}") from None
-        return plan.as_dict()
+        return ""
 
     @available
     def vulcan_check_columns(
@@ -444,29 +439,6 @@ class VulcanAdapter(SparkAdapter):
         except python_models.PythonModelError as exc:
             raise DbtRuntimeError(str(exc)) from None
         return self.generate_python_submission_response(None)
-
-    @available
-    def vulcan_partitions_in_range(
-        self, model: Any, kind: str, partitions: list[str], time_type: str, start: str, end: str
-    ) -> list[str]:
-        """`partition (...)` specs of existing partitions whose time value is in [start, end)."""
-        cfg = self._validated(model, kind)
-        found = planner.partitions_in_range(partitions, cfg, time_type, start, end)
-        return [planner.partition_spec_sql(values) for values in found]
-
-    @available
-    def vulcan_strategy_macro(self, context: Mapping[str, Any], kind: str, file_format: str) -> Any:
-        """The write-strategy macro `vulcan_<kind>_<file_format>` (users may add their own)."""
-        name = f"vulcan_{kind}_{file_format}"
-        if name not in context:
-            options = sorted(
-                k[len(f"vulcan_{kind}_") :] for k in context if k.startswith(f"vulcan_{kind}_")
-            )
-            raise DbtRuntimeError(
-                f"No {kind} write strategy for file_format '{file_format}' (macro {name}); "
-                f"available: {', '.join(options)}"
-            )
-        return context[name]
 
     # --- incremental_by_unique_key ---------------------------------------------------------
 
@@ -674,15 +646,14 @@ class VulcanAdapter(SparkAdapter):
         by_relation = {operations.relation_key(n): n for n in nodes}
         for item in planned:
             details = json.dumps({"restate": True, "full": item.full})
-            batch = self.vulcan_state_rows(
-                {"schema": item.relation.split(".")[0], "identifier": item.relation.split(".")[1]},
-                by_relation[item.relation],
+            node = by_relation[item.relation]
+            rows += self._state_rows(
+                item.relation,
+                str(_get(node, "unique_id", "")),
                 [[item.start, item.end]],
                 "removed",
-                "",
                 details,
             )
-            rows += batch["rows"]
             if item.warning:
                 messages.append(f"Warning: {item.warning}")
             scope = "whole history" if item.full else f"{item.start} - {item.end}"

@@ -146,7 +146,8 @@ def fingerprint(raw_code: str, cfg: ModelConfig) -> str:
         "merge_filter": cfg.merge_filter,
     }
     text = raw_code.strip() + "\n" + json.dumps(shaping, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    # md5: what dbt's Jinja can compute (local_md5), so the package's plan gives the same hash
+    return hashlib.md5(text.encode()).hexdigest()[:16]
 
 
 def first_interval(cfg: ModelConfig) -> Interval:

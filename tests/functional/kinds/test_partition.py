@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.functional.util import rows, run, table_rows
+from tests.functional.util import model_message, rows, run, table_rows
 
 # Two loads of sales. Load 2 brings fewer rows for key (1, 'a') than load 1 had (all of the
 # key's rows must be replaced), a NULL category and a quote in a key value, and a new key.
@@ -157,7 +157,7 @@ class TestPartition:
         result = run(
             "run", "-s", "protected", "--full-refresh", vars={"load_id": 2}, expect_pass=False
         )
-        assert "disable_restatement" in str(result.results[0].message)
+        assert "disable_restatement" in model_message(result)
         assert ids(project, "protected") == [1, 2, 3, 4, 5, 6]
 
     def test_existing_table_with_other_partitioning_is_refused(
@@ -172,7 +172,7 @@ class TestPartition:
             f"select sale_id, warehouse_id, amount, category from {schema}.raw_sales"
         )
         result = run("run", "-s", "layout", vars={"load_id": 2}, expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert "partitioned by (category) but partitioned_by is (warehouse_id)" in message
         assert "--full-refresh" in message
         assert len(ids(project, "layout")) == 11  # nothing written
@@ -199,7 +199,7 @@ class TestPartitionParquetNeedsDynamicOverwrite:
             f"select sale_id, category, amount, warehouse_id from {schema}.raw_sales"
         )
         result = run("run", "-s", "plain", vars={"load_id": 2}, expect_pass=False)
-        assert "partitionOverwriteMode=dynamic" in str(result.results[0].message)
+        assert "partitionOverwriteMode=dynamic" in model_message(result)
         assert len(ids(project, "plain")) == 11
 
 
@@ -215,7 +215,7 @@ class TestPartitionConfigErrors:
     def test_missing_partitioned_by(self, project: Any) -> None:
         run("seed")
         result = run("run", "-s", "no_keys", expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert "no_keys" in message
         assert "partitioned_by: required for incremental_by_partition" in message
         assert not relation_exists(project, "no_keys")

@@ -15,7 +15,11 @@ import pytest
 from dbt.tests.util import run_dbt_and_capture
 
 from tests.functional.kinds import scd2_fixtures as fx
-from tests.functional.util import processed_rows, rows, run, table_rows
+from tests.functional.util import model_message, processed_rows, rows, run, table_rows
+
+pytestmark = pytest.mark.adapter_only(
+    reason="SCD type 2 runs on the vulcan adapter only (SQL in Python)"
+)
 
 EXEC = "vulcan_execution_time"
 BY_TIME = "scd_type_2_by_time"
@@ -389,7 +393,7 @@ class TestEdgeCases:
         ]
         # by column: a duplicate key is an error that names model, key and value
         result = run("run", "-s", "dups_column", vars={EXEC: "2020-01-03"}, expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert "dups_column" in message and "unique_key (id) = (1)" in message, message
         assert scd(project, "dups_column", "id, name, valid_from, valid_to") == []
         # by time, two rows with the same latest updated_at: error, table unchanged
@@ -403,7 +407,7 @@ class TestEdgeCases:
             """,
         )
         result = run("run", "-s", "dups_time", vars={EXEC: "2020-01-06"}, expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert "dups_time" in message and "same latest updated_at" in message, message
         assert scd(project, "dups_time", "id, name, valid_from, valid_to") == [
             (1, "new", ts("1970-01-01"), None),
@@ -430,7 +434,7 @@ class TestEdgeCases:
         result = run(
             "run", "-s", "protected", "--full-refresh", vars={EXEC: "2020-01-03"}, expect_pass=False
         )
-        assert "disable_restatement" in str(result.results[0].message)
+        assert "disable_restatement" in model_message(result)
         assert scd(project, "protected", "id, name, valid_from, valid_to") == history
         # disable_restatement: false: the documented reset, history starts again
         run("run", "-s", "resettable", "--full-refresh", vars={EXEC: "2020-01-03"})
@@ -501,7 +505,7 @@ class TestEdgeCases:
             """,
         )
         result = run("run", "-s", "bad_config", vars={EXEC: "2020-01-02"}, expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert "'missing_key' is not a column" in message, message
         assert "'nope' is not a column" in message, message
         assert "valid_from_name" in message, message

@@ -12,6 +12,7 @@ from dbt.tests.util import run_dbt_and_capture, write_file
 
 from tests.functional.util import (
     days,
+    model_message,
     orders_csv,
     processed_rows,
     rows,
@@ -177,7 +178,7 @@ class TestTimeRange:
         result = run(
             "run", "-s", "failing", vars={EXEC: "2025-01-11", "fail": "yes"}, expect_pass=False
         )
-        assert "injected failure" in str(result.results[0].message)
+        assert "injected failure" in model_message(result)
         assert processed_rows(project, "failing") == [
             ("2025-01-01 00:00:00", "2025-01-04 00:00:00"),
             ("2025-01-04 00:00:00", "2025-01-07 00:00:00"),
@@ -223,7 +224,7 @@ class TestTimeRange:
         result = run(
             "run", "-s", "daily_fwd", "--full-refresh", vars={EXEC: "2025-01-05"}, expect_pass=False
         )
-        assert "forward_only" in str(result.results[0].message)
+        assert "forward_only" in model_message(result)
         assert len(table_rows(project, "daily_fwd", DAILY)) == 3
         run("run", "-s", "daily_sales", "--full-refresh", vars={EXEC: "2025-01-03"})
         assert table_rows(project, "daily_sales", DAILY) == expected_daily("2025-01-01", 2)
@@ -292,10 +293,17 @@ class TestTimeRangeLifecycle:
             if "into vulcan_state" in sql
             else "write"
             if "insert" in sql
+            else "stage_lookup"
+            if "show tables in" in sql and "__vulcan_" in sql
             else "other"
             for sql in issued
         )
-        assert kinds == Counter({"state_read": 1, "state_append": 1, "write": 1}), issued
+        expected = Counter({"state_read": 1, "state_append": 1, "write": 1})
+        if project.adapter.type() != "vulcan":
+            # the plain package asks the metastore for stage tables a killed run left (the
+            # adapter reads dbt's relation cache instead)
+            expected["stage_lookup"] = 1
+        assert kinds == expected, issued
         assert processed_rows(project, "daily_sales")[-1] == (
             "2025-01-05 00:00:00",
             "2025-01-08 00:00:00",
@@ -315,7 +323,7 @@ class TestTimeRangeLifecycle:
         before_state = state_rows(project, "evolving")
         write_file(V3_DROP, project.project_root, "models", "evolving.sql")
         result = run("run", "-s", "evolving", vars={EXEC: "2025-01-08"}, expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert "destructive schema change (dropped total_orders)" in message
         assert "on_destructive_change is 'error'" in message
         assert (

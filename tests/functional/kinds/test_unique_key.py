@@ -15,12 +15,17 @@ from dbt.tests.util import run_dbt_and_capture
 
 from tests.functional.util import (
     days,
+    model_message,
     orders_csv,
     processed_rows,
     rows,
     run,
     state_rows,
     table_rows,
+)
+
+pytestmark = pytest.mark.adapter_only(
+    reason="incremental_by_unique_key runs on the vulcan adapter only (MERGE SQL in Python)"
 )
 
 KIND = "incremental_by_unique_key"
@@ -229,7 +234,7 @@ class TestUpsert:
     def test_duplicate_keys_fail_and_leave_the_table_untouched(self, project: Any) -> None:
         upsert("upsert_dup", 1)
         result = upsert("upsert_dup", 9, expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert "upsert_dup" in message
         assert "duplicate unique_key" in message
         assert "(id) = (1)" in message
@@ -272,7 +277,7 @@ class TestUpsert:
 
     def test_invalid_when_matched_refused_before_any_write(self, project: Any) -> None:
         result = upsert("bad_clause", 1, expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert "bad_clause" in message and "when_matched" in message
         assert "only WHEN MATCHED clauses are allowed" in message
         tables = rows(project, f"show tables in {project.test_schema} like 'bad_clause'")

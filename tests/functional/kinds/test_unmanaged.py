@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.functional.util import rows, run, state_rows, table_rows
+from tests.functional.util import model_message, rows, run, state_rows, table_rows
 
 SHIPMENTS = """shipment_id,load_id,order_id,carrier
 1,1,10,ups
@@ -98,13 +98,13 @@ class TestUnmanaged:
         result = run(
             "run", "-s", "kept_log", "--full-refresh", vars={"load_id": 2}, expect_pass=False
         )
-        assert "disable_restatement" in str(result.results[0].message)
+        assert "disable_restatement" in model_message(result)
         assert [r[0] for r in table_rows(project, "kept_log", COLUMNS)] == [1, 2, 3]
 
     def test_batch_size_is_refused_before_anything_is_created(self, project: Any) -> None:
         run("seed")
         result = run("run", "-s", "batched_log", expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert "batched_log" in message
         assert "batch_size" in message and "incremental_unmanaged" in message
         assert not relation_exists(project, "batched_log")

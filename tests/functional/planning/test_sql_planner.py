@@ -149,6 +149,7 @@ class SqlPlan:
     batches: list[Batch] = field(default_factory=list)
     rebuild: set[bool] = field(default_factory=set)
     texts: list[tuple[str, str]] = field(default_factory=list)
+    summary: set[tuple[int, str | None]] = field(default_factory=set)
 
 
 def run_plans(project: Any, cases: list[Case]) -> list[SqlPlan]:
@@ -156,8 +157,11 @@ def run_plans(project: Any, cases: list[Case]) -> list[SqlPlan]:
     parts = [f"select {i} as example, * from (\n{render(c)}\n)" for i, c in enumerate(cases)]
     result = run_sql(project, "\nunion all\n".join(parts))
     plans = [SqlPlan() for _ in cases]
-    for r in sorted(result, key=lambda r: (r[0], r[1])):
+    for r in sorted(result, key=lambda r: (r[0], r[1] or 0)):
         plan = plans[r[0]]
+        plan.summary.add((r[10], r[11]))
+        if r[1] is None:  # nothing due: the one row only carries the summary
+            continue
         plan.batches.append((r[1], r[2], r[3], r[4], r[5], r[6]))
         plan.rebuild.add(r[7])
         plan.texts.append((r[8], r[9]))
@@ -172,6 +176,9 @@ def check(project: Any, cases: list[Case]) -> list[list[Batch]]:
         assert plan.batches == expected, case
         assert plan.rebuild <= {expected_rebuild}, case
         assert plan.texts == [(format_ts(b[2]), format_ts(b[3])) for b in expected], case
+        processed = [r for r in case.rows if r.kind == "processed"]
+        latest = max(processed, key=lambda r: (r.recorded_at, r.seq)) if processed else None
+        assert plan.summary == {(len(case.rows), latest.fingerprint if latest else None)}, case
         out.append(plan.batches)
     return out
 
@@ -324,7 +331,9 @@ class TestSqlPlanner:
         sql = harness().call(
             "vulcan_plan_intervals_sql", state_sql(rows), key, params(Case(DAILY, day(8)))
         )
-        assert [(r[2], r[3], r[6]) for r in run_sql(project, sql)] == [(day(3), day(8), False)]
+        assert [(r[2], r[3], r[6], r[9]) for r in run_sql(project, sql)] == [
+            (day(3), day(8), False, 1)
+        ]
 
     def test_session_time_zone_plays_no_part(self, project: Any) -> None:
         """Around a DST change of the session's zone, with microseconds: the same plans."""

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture, write_file
 
-from tests.functional.util import STATE, rows, run
+from tests.functional.util import STATE, model_message, rows, run
 
 EXEC = {"vulcan_execution_time": "2025-01-06"}
 TR = "incremental_by_time_range"
@@ -443,7 +443,7 @@ class TestBadVars:
             result, log = run_dbt_and_capture(
                 ["--debug", "run", "--vars", json.dumps({**EXEC, **bad})], expect_pass=False
             )
-            message = str(result.results[0].message)
+            message = model_message(result)
             assert "daily" in message, message
             for needle in needles:
                 assert found(needle, message), (bad, needle, message)

@@ -21,7 +21,7 @@
 {% macro vulcan_settings(node, kind=none) %}{{ return(adapter.dispatch('vulcan_settings', 'dbt_vulcan')(node, kind)) }}{% endmacro %}
 
 {% macro default__vulcan_settings(node, kind) %}
-  {%- set result = _vulcan_cfg_run(node, kind) -%}
+  {%- set result = dbt_vulcan._vulcan_cfg_run(node, kind) -%}
   {%- if result.message -%}
     {{ exceptions.raise_compiler_error(result.message) }}
   {%- endif -%}
@@ -32,39 +32,57 @@
 {% macro vulcan_settings_errors(node, kind=none) %}{{ return(adapter.dispatch('vulcan_settings_errors', 'dbt_vulcan')(node, kind)) }}{% endmacro %}
 
 {% macro default__vulcan_settings_errors(node, kind) %}
-  {{ return(_vulcan_cfg_run(node, kind).errors) }}
+  {{ return(dbt_vulcan._vulcan_cfg_run(node, kind).errors) }}
 {% endmacro %}
 
 {#- A node's config as the user wrote it: a value dbt-core gives every node (a key's
     `dbt_node_value`, e.g. microbatch's `lookback: 1`) is dropped unless the model, a
-    properties file or dbt_project.yml set it (it is then in the node's unrendered config). -#}
+    properties file or dbt_project.yml set it (it is then in the node's unrendered config).
+    dbt-vulcan's own keys may also be given under `meta`. -#}
 {% macro vulcan_node_config(node) %}
   {%- set config = {} -%}
   {%- do config.update(node.get('config') or {}) -%}
   {%- set set_by_user = {} -%}
   {%- do set_by_user.update(node.get('unrendered_config') or {}) -%}
   {%- do set_by_user.update(node.get('config_call_dict') or {}) -%}
-  {%- for row in vulcan_config_keys() if 'dbt_node_value' in row -%}
+  {%- for row in dbt_vulcan.vulcan_config_keys() if 'dbt_node_value' in row -%}
     {%- if row.name in config and config[row.name] == row.dbt_node_value and row.name not in set_by_user -%}
       {%- do config.pop(row.name) -%}
     {%- endif -%}
   {%- endfor -%}
+  {#- dbt-vulcan's own keys may also sit under `meta` (dbt 1.10+ asks custom keys to, and
+      dbt Fusion requires it); a key set directly wins -#}
+  {%- set meta = config.get('meta') -%}
+  {%- if meta is mapping -%}
+    {%- for row in dbt_vulcan.vulcan_config_keys() if not row.get('dbt') -%}
+      {%- for name in [row.name] + row.get('aliases', []) if name in meta and name not in config -%}
+        {%- do config.update({name: meta[name]}) -%}
+      {%- endfor -%}
+    {%- endfor -%}
+  {%- endif -%}
   {{ return(config) }}
+{% endmacro %}
+
+{#- The key a model's partition columns were given with, for messages: dbt's `partition_by`
+    when only it is set, else `partitioned_by`. -#}
+{% macro vulcan_partition_key(node) %}
+  {%- set config = dbt_vulcan.vulcan_node_config(node) -%}
+  {{ return('partition_by' if config.get('partitioned_by') is none and config.get('partition_by') is not none else 'partitioned_by') }}
 {% endmacro %}
 
 {# ------------------------------------------------------------------------------ helpers #}
 
 {#- {settings, errors, message}: message is none when there is no problem. -#}
 {% macro _vulcan_cfg_run(node, kind) %}
-  {%- set config = vulcan_node_config(node) -%}
+  {%- set config = dbt_vulcan.vulcan_node_config(node) -%}
   {%- set name = node.get('name', '?') | string -%}
   {%- set chosen = kind or (config.get('materialized', '') | string) -%}
-  {%- set kinds = vulcan_kinds() -%}
+  {%- set kinds = dbt_vulcan.vulcan_kinds() -%}
   {%- if chosen not in kinds -%}
-    {%- set message = "Model '" ~ name ~ "': materialized " ~ _vulcan_cfg_repr(chosen) ~ ' is not one of: ' ~ kinds | join(', ') -%}
+    {%- set message = "Model '" ~ name ~ "': materialized " ~ dbt_vulcan._vulcan_cfg_repr(chosen) ~ ' is not one of: ' ~ kinds | join(', ') -%}
     {{ return({'settings': none, 'errors': [message], 'message': message}) }}
   {%- endif -%}
-  {%- set result = _vulcan_cfg_validate(name, chosen, config) -%}
+  {%- set result = dbt_vulcan._vulcan_cfg_validate(name, chosen, config) -%}
   {%- set errors = result.errors -%}
   {%- set message = none -%}
   {%- if errors -%}
@@ -78,12 +96,12 @@
 {#- The declaration, indexed: {rows: {name: row with `kinds` and `checked_on` as lists},
     kind_keys: {kind: the names and aliases it accepts}, dbt_keys: dbt's keys never refused}. -#}
 {% macro _vulcan_cfg_table() %}
-  {%- set kinds = vulcan_kinds() -%}
+  {%- set kinds = dbt_vulcan.vulcan_kinds() -%}
   {%- set rows = {} -%}
   {%- set kind_keys = {} -%}
   {%- for kind in kinds -%}{%- do kind_keys.update({kind: []}) -%}{%- endfor -%}
-  {%- set dbt_keys = vulcan_dbt_other_keys() | list -%}
-  {%- for declared in vulcan_config_keys() -%}
+  {%- set dbt_keys = dbt_vulcan.vulcan_dbt_other_keys() | list -%}
+  {%- for declared in dbt_vulcan.vulcan_config_keys() -%}
     {%- set row = {} -%}
     {%- do row.update(declared) -%}
     {%- do row.update({'kinds': kinds if declared.kinds == 'all' else declared.kinds}) -%}
@@ -119,7 +137,7 @@
 {% endmacro %}
 
 {% macro _vulcan_cfg_validate(model, kind, config) %}
-  {%- set table = _vulcan_cfg_table() -%}
+  {%- set table = dbt_vulcan._vulcan_cfg_table() -%}
   {%- set rows = table.rows -%}
   {%- set errors = [] -%}
   {#- every setting starts at its default -#}
@@ -127,18 +145,18 @@
   {%- for row in rows.values() if 'value' in row -%}
     {%- do s.update({row.name: row.get('value_by_kind', {}).get(kind, row.value)}) -%}
   {%- endfor -%}
-  {%- do errors.extend(_vulcan_cfg_unknown_keys(kind, config, table)) -%}
+  {%- do errors.extend(dbt_vulcan._vulcan_cfg_unknown_keys(kind, config, table)) -%}
   {%- for row in rows.values() if kind in row.get('required_by', []) -%}
     {%- if config.get(row.name) in (none, '', []) -%}
       {%- do errors.append(row.name ~ ': required for ' ~ kind) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- set extra = {'partitions': []} -%}
-  {%- for step in _vulcan_cfg_steps() -%}
+  {%- for step in dbt_vulcan._vulcan_cfg_steps() -%}
     {%- set row = rows[step] if step is string else rows[step[0]] -%}
     {%- set kinds = row.checked_on if step is string else step[1] -%}
     {%- if kind in kinds -%}
-      {%- do _vulcan_cfg_step(row, kind, config, s, errors, extra) -%}
+      {%- do dbt_vulcan._vulcan_cfg_step(row, kind, config, s, errors, extra) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if kind == 'incremental_by_time_range' -%}
@@ -160,36 +178,36 @@
       {%- do errors.append('batch_size: incremental_unmanaged appends the whole query result each run; it has no batches (remove batch_size)') -%}
     {%- endif -%}
   {%- elif check == 'partitions' -%}
-    {%- do _vulcan_cfg_partitions(row, kind, config, errors, extra) -%}
+    {%- do dbt_vulcan._vulcan_cfg_partitions(row, kind, config, errors, extra) -%}
   {%- elif check == 'cron' -%}
-    {%- set schedule = _vulcan_cfg_schedule(value, config.get('interval_unit'), config.get('week_start'), s.allow_partials) -%}
+    {%- set schedule = dbt_vulcan._vulcan_cfg_schedule(value, config.get('interval_unit'), config.get('week_start'), s.allow_partials) -%}
     {%- if schedule.error -%}
-      {%- do errors.append(_vulcan_cfg_prefixed('cron', schedule.error)) -%}
+      {%- do errors.append(dbt_vulcan._vulcan_cfg_prefixed('cron', schedule.error)) -%}
     {%- else -%}
       {%- do s.update({'cron': schedule.cron, 'interval_unit': schedule.interval_unit, 'week_start': schedule.week_start}) -%}
     {%- endif -%}
   {%- elif check in ('time', 'end_time') -%}
     {%- if value is not none -%}
-      {%- set parsed = _vulcan_cfg_parse_time(value, name, check == 'end_time') -%}
+      {%- set parsed = dbt_vulcan._vulcan_cfg_parse_time(value, name, check == 'end_time') -%}
       {%- if parsed.error -%}
-        {%- do errors.append(_vulcan_cfg_prefixed(name, parsed.error)) -%}
+        {%- do errors.append(dbt_vulcan._vulcan_cfg_prefixed(name, parsed.error)) -%}
       {%- else -%}
-        {%- do s.update({name: _vulcan_format_ts(parsed.time)}) -%}
+        {%- do s.update({name: dbt_vulcan._vulcan_format_ts(parsed.time)}) -%}
       {%- endif -%}
     {%- endif -%}
-    {%- if check == 'end_time' and value is not none and s.start and s.end and _vulcan_ts(s.start) >= _vulcan_ts(s.end) -%}
-      {%- do errors.append('start: ' ~ _vulcan_cfg_repr(config.get('start')) ~ ' is not before end ' ~ _vulcan_cfg_repr(value)) -%}
+    {%- if check == 'end_time' and value is not none and s.start and s.end and dbt_vulcan._vulcan_ts(s.start) >= dbt_vulcan._vulcan_ts(s.end) -%}
+      {%- do errors.append('start: ' ~ dbt_vulcan._vulcan_cfg_repr(config.get('start')) ~ ' is not before end ' ~ dbt_vulcan._vulcan_cfg_repr(value)) -%}
     {%- endif -%}
   {%- elif check == 'time_column' -%}
     {%- if value is not none -%}
-      {%- set column = _vulcan_cfg_time_column(value) -%}
+      {%- set column = dbt_vulcan._vulcan_cfg_time_column(value) -%}
       {%- if column.error -%}
         {%- do errors.append(column.error) -%}
       {%- else -%}
         {%- do s.update({'time_column': column.column, 'time_format': column.format}) -%}
-        {%- set format_error = _vulcan_cfg_format_error(column.format) -%}
+        {%- set format_error = dbt_vulcan._vulcan_cfg_format_error(column.format) -%}
         {%- if format_error -%}
-          {%- do errors.append(_vulcan_cfg_prefixed('time_column', format_error)) -%}
+          {%- do errors.append(dbt_vulcan._vulcan_cfg_prefixed('time_column', format_error)) -%}
         {%- endif -%}
         {%- if column.format is not none -%}{%- do s.update({'time_data_type': 'string'}) -%}{%- endif -%}
       {%- endif -%}
@@ -199,13 +217,13 @@
     {%- for key in [name] + row.get('aliases', []) if ns.value is none -%}
       {%- set ns.value = config.get(key) -%}
     {%- endfor -%}
-    {%- if ns.value is not none and not _vulcan_cfg_is_list(ns.value, true) -%}
-      {%- do errors.append(name ~ ': ' ~ _vulcan_cfg_repr(ns.value) ~ ' is not a list of audits') -%}
+    {%- if ns.value is not none and not dbt_vulcan._vulcan_cfg_is_list(ns.value, true) -%}
+      {%- do errors.append(name ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(ns.value) ~ ' is not a list of audits') -%}
     {%- else -%}
       {%- do s.update({name: (ns.value or []) | list}) -%}
     {%- endif -%}
   {%- elif value is not none -%}
-    {%- set result = _vulcan_cfg_value(row, kind, value) -%}
+    {%- set result = dbt_vulcan._vulcan_cfg_value(row, kind, value) -%}
     {%- do errors.extend(result.errors) -%}
     {%- if not result.errors -%}{%- do s.update({name: result.value}) -%}{%- endif -%}
   {%- endif -%}
@@ -215,7 +233,7 @@
 {% macro _vulcan_cfg_value(row, kind, value) %}
   {%- set name = row.name -%}
   {%- set check = row.check -%}
-  {%- set shown = _vulcan_cfg_repr(value) -%}
+  {%- set shown = dbt_vulcan._vulcan_cfg_repr(value) -%}
   {%- if check == 'bool' -%}
     {%- if value is boolean -%}
       {{ return({'value': value, 'errors': []}) }}
@@ -243,7 +261,7 @@
     {%- endif -%}
     {{ return({'value': none, 'errors': [name ~ ': ' ~ shown ~ ' is not one of: ' ~ allowed | join(', ')]}) }}
   {%- elif check == 'columns' -%}
-    {{ return(_vulcan_cfg_columns(name, value)) }}
+    {{ return(dbt_vulcan._vulcan_cfg_columns(name, value)) }}
   {%- elif check == 'column' or check == 'predicate' -%}
     {%- if value is string and value.strip() -%}
       {{ return({'value': value.strip(), 'errors': []}) }}
@@ -251,7 +269,7 @@
     {{ return({'value': none, 'errors': [name ~ ': ' ~ shown ~ (' is not a column name' if check == 'column' else ' is not a SQL predicate')]}) }}
   {%- elif check == 'scd_columns' -%}
     {%- if value == '*' -%}{{ return({'value': none, 'errors': []}) }}{%- endif -%}
-    {%- set result = _vulcan_cfg_columns(name, value) -%}
+    {%- set result = dbt_vulcan._vulcan_cfg_columns(name, value) -%}
     {%- if not result.value -%}
       {{ return({'value': none, 'errors': result.errors + [name ~ ": give a list of column names or '*'"]}) }}
     {%- endif -%}
@@ -261,29 +279,29 @@
     {%- set clauses = [] -%}
     {%- if value is string -%}
       {%- if value.strip() -%}{%- do clauses.append(value) -%}{%- endif -%}
-    {%- elif _vulcan_cfg_is_list(value, true) and value | reject('string') | list | length == 0 -%}
+    {%- elif dbt_vulcan._vulcan_cfg_is_list(value, true) and value | reject('string') | list | length == 0 -%}
       {%- do clauses.extend(value) -%}
     {%- else -%}
       {%- do errors.append(name ~ ': ' ~ shown ~ " is not a string or a list of 'WHEN MATCHED [AND ...] THEN UPDATE SET ... | DELETE' clauses") -%}
     {%- endif -%}
     {%- for clause in clauses if not clause.strip().lower().startswith('when matched') -%}
-      {%- do errors.append(name ~ ': ' ~ _vulcan_cfg_repr(clause) ~ " does not start with 'WHEN MATCHED'") -%}
+      {%- do errors.append(name ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(clause) ~ " does not start with 'WHEN MATCHED'") -%}
     {%- endfor -%}
     {{ return({'value': clauses, 'errors': errors}) }}
   {%- endif -%}
-  {{ exceptions.raise_compiler_error('config_keys.sql: key ' ~ name ~ ' has an unknown check ' ~ _vulcan_cfg_repr(check)) }}
+  {{ exceptions.raise_compiler_error('config_keys.sql: key ' ~ name ~ ' has an unknown check ' ~ dbt_vulcan._vulcan_cfg_repr(check)) }}
 {% endmacro %}
 
 {#- {value, errors}: a column name or a list of names (blank names are dropped). -#}
 {% macro _vulcan_cfg_columns(name, value) %}
   {%- if value is string -%}
     {{ return({'value': [value] if value.strip() else [], 'errors': []}) }}
-  {%- elif _vulcan_cfg_is_list(value, false) and value | reject('string') | list | length == 0 -%}
+  {%- elif dbt_vulcan._vulcan_cfg_is_list(value, false) and value | reject('string') | list | length == 0 -%}
     {%- set names = [] -%}
     {%- for item in value if item.strip() -%}{%- do names.append(item) -%}{%- endfor -%}
     {{ return({'value': names, 'errors': []}) }}
   {%- endif -%}
-  {{ return({'value': [], 'errors': [name ~ ': ' ~ _vulcan_cfg_repr(value) ~ ' is not a column name or a list of column names']}) }}
+  {{ return({'value': [], 'errors': [name ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(value) ~ ' is not a column name or a list of column names']}) }}
 {% endmacro %}
 
 {#- The extra partition columns, from the alias (`partitioned_by`, Vulcan's name) or dbt's
@@ -292,7 +310,7 @@
   {%- set given = {} -%}
   {%- set names = row.get('aliases', []) + [row.name] -%}
   {%- for key in names if config.get(key) is not none -%}
-    {%- set result = _vulcan_cfg_columns(key, config.get(key)) -%}
+    {%- set result = dbt_vulcan._vulcan_cfg_columns(key, config.get(key)) -%}
     {%- do errors.extend(result.errors) -%}
     {%- do given.update({key: result.value}) -%}
   {%- endfor -%}
@@ -300,7 +318,7 @@
     {%- set first = given[names[0]] -%}
     {%- set second = given[names[1]] -%}
     {%- if first and second and first | map('lower') | list != second | map('lower') | list -%}
-      {%- do errors.append(names[0] ~ ': ' ~ _vulcan_cfg_repr(config[names[0]]) ~ ' differs from ' ~ names[1] ~ ': ' ~ _vulcan_cfg_repr(config[names[1]]) ~ '; ' ~ names[0] ~ " is an alias of dbt's " ~ names[1] ~ ': set one of them (or both to the same columns)') -%}
+      {%- do errors.append(names[0] ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(config[names[0]]) ~ ' differs from ' ~ names[1] ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(config[names[1]]) ~ '; ' ~ names[0] ~ " is an alias of dbt's " ~ names[1] ~ ': set one of them (or both to the same columns)') -%}
     {%- endif -%}
   {%- endif -%}
   {%- for key in names if key in given -%}
@@ -324,7 +342,7 @@
       {%- if owners -%}
         {%- do errors.append(key ~ ': not an option of ' ~ kind ~ ' (it belongs to ' ~ owners | join(', ') ~ '); allowed here: ' ~ allowed | unique(case_sensitive=true) | sort(case_sensitive=true) | join(', ')) -%}
       {%- else -%}
-        {%- set close = _vulcan_cfg_closest(key, candidates) -%}
+        {%- set close = dbt_vulcan._vulcan_cfg_closest(key, candidates) -%}
         {%- if close is not none -%}
           {%- do errors.append(key ~ ': unknown config key; did you mean `' ~ close ~ '`?') -%}
         {%- endif -%}
@@ -338,7 +356,7 @@
   {%- set limit = 2 if key | length >= 8 else 1 -%}
   {%- set ns = namespace(best=none, distance=limit + 1) -%}
   {%- for candidate in candidates if candidate != key -%}
-    {%- set distance = _vulcan_cfg_distance(key, candidate, limit) -%}
+    {%- set distance = dbt_vulcan._vulcan_cfg_distance(key, candidate, limit) -%}
     {%- if distance < ns.distance -%}
       {%- set ns.best = candidate -%}
       {%- set ns.distance = distance -%}
@@ -373,13 +391,13 @@
 {% macro _vulcan_cfg_time_column(value) %}
   {%- if value is string and value.strip() -%}
     {{ return({'column': value.strip(), 'format': none, 'error': none}) }}
-  {%- elif _vulcan_cfg_is_list(value, false) and value | length == 2 and value | reject('string') | list | length == 0 -%}
+  {%- elif dbt_vulcan._vulcan_cfg_is_list(value, false) and value | length == 2 and value | reject('string') | list | length == 0 -%}
     {{ return({'column': value[0], 'format': value[1], 'error': none}) }}
   {%- elif value is mapping and value.get('column') is string -%}
     {%- set fmt = value.get('format') -%}
     {{ return({'column': value.get('column'), 'format': fmt if fmt is string else none, 'error': none}) }}
   {%- endif -%}
-  {{ return({'column': none, 'format': none, 'error': 'time_column: ' ~ _vulcan_cfg_repr(value) ~ ' is not a column name, [column, format] or {column: ..., format: ...}'}) }}
+  {{ return({'column': none, 'format': none, 'error': 'time_column: ' ~ dbt_vulcan._vulcan_cfg_repr(value) ~ ' is not a column name, [column, format] or {column: ..., format: ...}'}) }}
 {% endmacro %}
 
 {#- The problem of a time column's format (timemacros.py's to_python_format), or none: a
@@ -402,7 +420,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if ns.bad -%}
-    {{ return('format: ' ~ _vulcan_cfg_repr(fmt) ~ " is not a supported time format; use Python strftime directives (e.g. '%Y-%m-%d') or Spark patterns built from: " ~ patterns | join(', ')) }}
+    {{ return('format: ' ~ dbt_vulcan._vulcan_cfg_repr(fmt) ~ " is not a supported time format; use Python strftime directives (e.g. '%Y-%m-%d') or Spark patterns built from: " ~ patterns | join(', ')) }}
   {%- endif -%}
   {{ return(none) }}
 {% endmacro %}
@@ -414,9 +432,9 @@
 {% macro _vulcan_cfg_schedule(cron, interval_unit, week_start, allow_partials) %}
   {%- set units = ['five_minute', 'quarter_hour', 'half_hour', 'hour', 'day', 'week', 'month', 'quarter', 'year'] -%}
   {%- if cron is none -%}
-    {%- set unit = _vulcan_cfg_interval_unit(interval_unit or 'day', units) -%}
+    {%- set unit = dbt_vulcan._vulcan_cfg_interval_unit(interval_unit or 'day', units) -%}
     {%- if unit.error -%}{{ return({'error': unit.error}) }}{%- endif -%}
-    {%- set day = _vulcan_cfg_week_start(week_start) if week_start is not none else {'day': 0} -%}
+    {%- set day = dbt_vulcan._vulcan_cfg_week_start(week_start) if week_start is not none else {'day': 0} -%}
     {%- if day.error -%}{{ return({'error': day.error}) }}{%- endif -%}
     {%- set crons = {
       'five_minute': '*/5 * * * *', 'quarter_hour': '*/15 * * * *', 'half_hour': '*/30 * * * *',
@@ -425,22 +443,22 @@
     } -%}
     {{ return({'error': none, 'cron': crons[unit.unit], 'interval_unit': unit.unit, 'week_start': day.day}) }}
   {%- endif -%}
-  {%- set read = _vulcan_cron_read(cron) -%}
-  {%- if read.reason -%}{{ return({'error': _vulcan_cron_message(read.value, read.reason)}) }}{%- endif -%}
+  {%- set read = dbt_vulcan._vulcan_cron_read(cron) -%}
+  {%- if read.reason -%}{{ return({'error': dbt_vulcan._vulcan_cron_message(read.value, read.reason)}) }}{%- endif -%}
   {%- set normalized = read.cron.normalized -%}
-  {%- set ticks = _vulcan_cron_unit(read.cron) -%}
-  {%- if ticks.reason -%}{{ return({'error': _vulcan_cron_message(normalized, ticks.reason)}) }}{%- endif -%}
+  {%- set ticks = dbt_vulcan._vulcan_cron_unit(read.cron) -%}
+  {%- if ticks.reason -%}{{ return({'error': dbt_vulcan._vulcan_cron_message(normalized, ticks.reason)}) }}{%- endif -%}
   {%- set unit = {'unit': ticks.unit} -%}
   {%- if interval_unit is not none -%}
-    {%- set unit = _vulcan_cfg_interval_unit(interval_unit, units) -%}
+    {%- set unit = dbt_vulcan._vulcan_cfg_interval_unit(interval_unit, units) -%}
     {%- if unit.error -%}{{ return({'error': unit.error}) }}{%- endif -%}
     {%- set finest = units.index(ticks.unit) -%}
     {%- if not allow_partials and units.index(unit.unit) > finest -%}
-      {{ return({'error': 'interval_unit: ' ~ _vulcan_cfg_repr(unit.unit) ~ ' is coarser than the cron ' ~ _vulcan_cfg_repr(normalized) ~ ' (which runs every ' ~ ticks.unit ~ '); allowed: ' ~ units[:finest + 1] | join(', ') ~ ', or set allow_partials true'}) }}
+      {{ return({'error': 'interval_unit: ' ~ dbt_vulcan._vulcan_cfg_repr(unit.unit) ~ ' is coarser than the cron ' ~ dbt_vulcan._vulcan_cfg_repr(normalized) ~ ' (which runs every ' ~ ticks.unit ~ '); allowed: ' ~ units[:finest + 1] | join(', ') ~ ', or set allow_partials true'}) }}
     {%- endif -%}
   {%- endif -%}
   {%- if week_start is not none -%}
-    {%- set day = _vulcan_cfg_week_start(week_start) -%}
+    {%- set day = dbt_vulcan._vulcan_cfg_week_start(week_start) -%}
     {%- if day.error -%}{{ return({'error': day.error}) }}{%- endif -%}
   {%- elif unit.unit == 'week' and ticks.weekdays | length == 1 -%}
     {%- set day = {'day': (ticks.weekdays[0] + 6) % 7} -%}
@@ -454,7 +472,7 @@
   {%- if value is string and value.strip().lower() in units -%}
     {{ return({'unit': value.strip().lower(), 'error': none}) }}
   {%- endif -%}
-  {{ return({'unit': none, 'error': 'interval_unit: ' ~ _vulcan_cfg_repr(value) ~ ' is not one of: ' ~ units | join(', ')}) }}
+  {{ return({'unit': none, 'error': 'interval_unit: ' ~ dbt_vulcan._vulcan_cfg_repr(value) ~ ' is not one of: ' ~ units | join(', ')}) }}
 {% endmacro %}
 
 {#- {day, error}: monday..sunday, mon..sun (any case) or 0..6, 0 being monday. -#}
@@ -471,7 +489,7 @@
       {{ return({'day': days.index(day), 'error': none}) }}
     {%- endfor -%}
   {%- endif -%}
-  {{ return({'day': none, 'error': 'week_start: ' ~ _vulcan_cfg_repr(value) ~ ' is not one of: ' ~ days | join(', ') ~ ' (or 0..6 with 0=monday)'}) }}
+  {{ return({'day': none, 'error': 'week_start: ' ~ dbt_vulcan._vulcan_cfg_repr(value) ~ ' is not one of: ' ~ days | join(', ') ~ ' (or 0..6 with 0=monday)'}) }}
 {% endmacro %}
 
 {#- {time, error} as timeutil.py's parse_time (or parse_end when `is_end`: a date-only end
@@ -482,7 +500,7 @@
   {%- set dt = modules.datetime -%}
   {%- set low = dt.datetime(1900, 1, 1) -%}
   {%- set high = dt.datetime(3000, 1, 1) -%}
-  {%- set shown = _vulcan_cfg_repr(value) -%}
+  {%- set shown = dbt_vulcan._vulcan_cfg_repr(value) -%}
   {%- set bad = key ~ ': ' ~ shown ~ " is not a valid time; expected a date 'YYYY-MM-DD', a timestamp 'YYYY-MM-DD HH:MM[:SS[.ffffff]]' (or with 'T'; optional 'Z' or '+HH:MM' offset), a date/datetime object, or integer epoch seconds (milliseconds if > 10**11)" -%}
   {%- set out_of_range = key ~ ': ' ~ shown ~ ' is out of range; times must lie between 1900-01-01 and 3000-01-01' -%}
   {%- set date_only = false -%}
@@ -492,7 +510,7 @@
     {%- set g = m.groupdict() -%}
     {%- set y, mo, d = g['y'] | int, g['mo'] | int, g['d'] | int -%}
     {%- set h, mi, sec = (g['h'] or '0') | int, (g['mi'] or '0') | int, (g['s'] or '0') | int -%}
-    {%- if y < 1 or not 1 <= mo <= 12 or not 1 <= d <= _vulcan_cron_month_days(y, mo) or h > 23 or mi > 59 or sec > 59 -%}
+    {%- if y < 1 or not 1 <= mo <= 12 or not 1 <= d <= dbt_vulcan._vulcan_cron_month_days(y, mo) or h > 23 or mi > 59 or sec > 59 -%}
       {{ return({'time': none, 'error': bad}) }}
     {%- endif -%}
     {%- set parsed = dt.datetime(y, mo, d, h, mi, sec, (g['f'] or '0').ljust(6, '0') | int) -%}

@@ -7,37 +7,35 @@
     forward_only. Written with strategies/partition_<format>.sql. -#}
 
 {% materialization incremental_by_partition, adapter='spark', supported_languages=['sql', 'python'] %}
-  {{ return(_vulcan_whole_table_materialization('incremental_by_partition', 'partition', 'replace partitions')) }}
+  {{ return(dbt_vulcan._vulcan_whole_table_materialization('incremental_by_partition', 'partition', 'replace partitions')) }}
 {% endmaterialization %}
 
 {#- The kinds without interval state (incremental_by_partition, incremental_unmanaged): each run
     computes the whole query once and hands it to the kind's strategy. -#}
 {% macro _vulcan_whole_table_materialization(kind, strategy_kind, action) %}
-  {%- set begin = vulcan_begin(kind) -%}
+  {%- set begin = dbt_vulcan.vulcan_begin(kind) -%}
   {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}
   {%- set rebuild = begin.rebuild -%}
   {%- if strategy_kind == 'partition' and not rebuild -%}
-    {% do _vulcan_check_partition_layout(target_relation, cfg) %}
+    {% do dbt_vulcan._vulcan_check_partition_layout(target_relation, cfg) %}
   {%- endif -%}
-  {% do _vulcan_whole_table_only(kind) %}
+  {% do dbt_vulcan._vulcan_whole_table_only(kind) %}
 
   {{ run_hooks(pre_hooks) }}
-
-  {% do vulcan_load_state() %}
-  {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, _vulcan_run_vars()) -%}
+  {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild) -%}
   {%- set rebuild = plan.rebuild -%}  {#- a pending vulcan_restate rebuilds too -#}
-  {%- set schema_sql = vulcan_model_query(kind, cfg, plan) -%}
+  {%- set schema_sql = dbt_vulcan.vulcan_model_query(kind, cfg, plan) -%}
   {#- one schema read: the partition columns of a new table checked before anything is
       touched; on an existing table, the schema change -#}
   {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
-  {%- do adapter.vulcan_check_columns(model, kind, query_columns, rebuild) -%}
-  {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
+  {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, rebuild, dbt_vulcan.vulcan_partition_key(model)) -%}
+  {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
   {%- set projection = none -%}
   {%- if not created -%}
-    {%- set projection = vulcan_apply_schema_change(target_relation, query_columns, cfg) -%}
+    {%- set projection = dbt_vulcan.vulcan_apply_schema_change(target_relation, query_columns, cfg) -%}
   {%- endif -%}
 
-  {% do vulcan_run_batches(kind, strategy_kind, target_relation, plan, cfg, none, projection, action) %}
+  {% do dbt_vulcan.vulcan_run_batches(kind, strategy_kind, target_relation, plan, cfg, none, projection, action) %}
 
   {{ run_hooks(post_hooks) }}
   {% do persist_docs(target_relation, model) %}

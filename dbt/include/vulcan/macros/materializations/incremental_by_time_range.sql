@@ -5,39 +5,35 @@
 
 {% materialization incremental_by_time_range, adapter='spark', supported_languages=['sql', 'python'] %}
   {%- set kind = 'incremental_by_time_range' -%}
-  {%- set begin = vulcan_begin(kind) -%}
+  {%- set begin = dbt_vulcan.vulcan_begin(kind) -%}
   {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}
   {#- static safety analysis of the SQL: refusals raise here, before anything is touched
       (not under --empty: dbt then rewrites every ref to `... limit 0`, and nothing is written) -#}
   {%- if not flags.EMPTY -%}
-    {%- for warning in adapter.vulcan_check_safety(model, kind, compiled_code) -%}
-      {% do exceptions.warn(warning) %}
-    {%- endfor -%}
+    {% do dbt_vulcan.vulcan_check_safety(cfg, compiled_code) %}
   {%- endif -%}
   {%- set rebuild = begin.rebuild -%}
 
   {{ run_hooks(pre_hooks) }}
-
-  {% do vulcan_load_state() %}
-  {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, _vulcan_run_vars()) -%}
+  {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild) -%}
   {%- set rebuild = plan.rebuild -%}
   {%- set time_type = plan.time_type -%}
-  {%- set schema_sql = vulcan_model_query(kind, cfg, plan) -%}
+  {%- set schema_sql = dbt_vulcan.vulcan_model_query(kind, cfg, plan) -%}
   {%- set query_columns = none -%}
   {%- if rebuild or plan.fingerprint_changed or not time_type -%}
     {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
     {#- the config against the query's columns: bad ones raise before anything is touched -#}
-    {%- do adapter.vulcan_check_columns(model, kind, query_columns, rebuild) -%}
-    {%- set time_type = adapter.vulcan_time_type(model, kind, query_columns) -%}
+    {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, rebuild, dbt_vulcan.vulcan_partition_key(model)) -%}
+    {%- set time_type = dbt_vulcan.vulcan_time_type(cfg, query_columns) -%}
   {%- endif -%}
   {%- set projection = none -%}
 
-  {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
+  {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
   {%- if not created and plan.fingerprint_changed -%}
-    {%- set projection = vulcan_apply_schema_change(target_relation, query_columns, cfg) -%}
+    {%- set projection = dbt_vulcan.vulcan_apply_schema_change(target_relation, query_columns, cfg) -%}
   {%- endif -%}
 
-  {% do vulcan_run_batches(kind, 'time_range', target_relation, plan, cfg, time_type, projection) %}
+  {% do dbt_vulcan.vulcan_run_batches(kind, 'time_range', target_relation, plan, cfg, time_type, projection) %}
 
   {{ run_hooks(post_hooks) }}
   {% do persist_docs(target_relation, model) %}

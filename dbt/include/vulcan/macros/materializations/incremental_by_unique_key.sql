@@ -9,18 +9,16 @@
 
 {% materialization incremental_by_unique_key, adapter='spark', supported_languages=['sql', 'python'] %}
   {%- set kind = 'incremental_by_unique_key' -%}
-  {%- set begin = vulcan_begin(kind) -%}
+  {%- set begin = dbt_vulcan.vulcan_begin(kind) -%}
   {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}
   {#- unique_key, when_matched and merge_filter parse: bad ones raise before anything is touched -#}
   {%- do adapter.vulcan_unique_key_check(model) -%}
   {%- set rebuild = begin.rebuild -%}
 
   {{ run_hooks(pre_hooks) }}
-
-  {% do vulcan_load_state() %}
-  {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, _vulcan_run_vars()) -%}
+  {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild) -%}
   {%- set rebuild = plan.rebuild -%}
-  {%- set schema_sql = vulcan_model_query(kind, cfg, plan) -%}
+  {%- set schema_sql = dbt_vulcan.vulcan_model_query(kind, cfg, plan) -%}
   {%- set projection = none -%}
   {#- a new table or a changed definition: the key, merge_filter, when_matched and the partition
       columns checked against the query's columns (one schema read, reused below) before
@@ -31,15 +29,15 @@
     {%- do adapter.vulcan_check_columns(model, kind, query_columns, rebuild) -%}
   {%- endif -%}
 
-  {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
+  {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
   {%- if not created and plan.fingerprint_changed -%}
-    {%- set projection = vulcan_apply_schema_change(target_relation, query_columns, cfg) -%}
+    {%- set projection = dbt_vulcan.vulcan_apply_schema_change(target_relation, query_columns, cfg) -%}
   {%- endif -%}
 
   {#- target_created: the first batch writes into an empty table (a plain INSERT);
       per_run: values a strategy computes once per run (the parquet table's layout) -#}
   {%- set extra = {'target_created': created, 'per_run': {}} -%}
-  {% do vulcan_run_batches(kind, 'unique_key', target_relation, plan, cfg, none, projection, 'upsert', extra) %}
+  {% do dbt_vulcan.vulcan_run_batches(kind, 'unique_key', target_relation, plan, cfg, none, projection, 'upsert', extra) %}
 
   {{ run_hooks(post_hooks) }}
   {% do persist_docs(target_relation, model) %}

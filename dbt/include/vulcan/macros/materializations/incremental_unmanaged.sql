@@ -5,5 +5,5 @@
     (_vulcan_whole_table_materialization in incremental_by_partition.sql). -#}
 
 {% materialization incremental_unmanaged, adapter='spark', supported_languages=['sql', 'python'] %}
-  {{ return(_vulcan_whole_table_materialization('incremental_unmanaged', 'unmanaged', 'append')) }}
+  {{ return(dbt_vulcan._vulcan_whole_table_materialization('incremental_unmanaged', 'unmanaged', 'append')) }}
 {% endmaterialization %}

@@ -4,5 +4,5 @@
     materializations/scd_type_2_by_time.sql); rules in dbt/adapters/vulcan/scd2.py. -#}
 
 {% materialization scd_type_2_by_column, adapter='spark', supported_languages=['sql', 'python'] %}
-  {{ return(_vulcan_scd2_materialization('scd_type_2_by_column')) }}
+  {{ return(dbt_vulcan._vulcan_scd2_materialization('scd_type_2_by_column')) }}
 {% endmaterialization %}

@@ -6,44 +6,42 @@
     `_vulcan_scd2_materialization` below is shared with scd_type_2_by_column. -#}
 
 {% materialization scd_type_2_by_time, adapter='spark', supported_languages=['sql', 'python'] %}
-  {{ return(_vulcan_scd2_materialization('scd_type_2_by_time')) }}
+  {{ return(dbt_vulcan._vulcan_scd2_materialization('scd_type_2_by_time')) }}
 {% endmaterialization %}
 
 {% macro _vulcan_scd2_materialization(kind) %}
-  {%- set begin = vulcan_begin(kind) -%}
+  {%- set begin = dbt_vulcan.vulcan_begin(kind) -%}
   {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}
   {%- set rebuild = begin.rebuild -%}
 
   {{ run_hooks(pre_hooks) }}
-
-  {% do vulcan_load_state() %}
-  {%- set run_vars = _vulcan_run_vars() -%}
-  {%- if run_vars.vulcan_start or run_vars.vulcan_end -%}
+  {%- set run = dbt_vulcan.vulcan_run_vars(model.name) -%}
+  {%- if run.start is not none -%}
     {#- history cannot be recomputed for a range: the run only processes what is due -#}
     {{ log('Model ' ~ model.name ~ ' (' ~ kind ~ ') ignores vulcan_start/vulcan_end: SCD type 2 history cannot be restated for a range (reset it with --full-refresh and disable_restatement: false).', info=True) }}
-    {%- set run_vars = {'vulcan_execution_time': run_vars.vulcan_execution_time} -%}
+    {%- set run = {'execution_time': run.execution_time, 'start': none, 'end': none} -%}
   {%- endif -%}
-  {%- set plan = adapter.vulcan_plan(model, kind, target_relation, rebuild, run_vars) -%}
+  {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild, model, run) -%}
   {#- a pending vulcan_restate (disable_restatement: false) rebuilds the whole history -#}
   {%- set rebuild = plan.rebuild -%}
-  {%- set schema_sql = vulcan_model_query(kind, cfg, plan) -%}
+  {%- set schema_sql = dbt_vulcan.vulcan_model_query(kind, cfg, plan) -%}
   {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
   {#- checks unique_key, updated_at_name, columns and the valid_* names against the query -#}
   {%- set table_columns = adapter.vulcan_scd2_table_columns(model, kind, query_columns) -%}
   {%- do adapter.vulcan_check_columns(model, kind, table_columns, rebuild) -%}
   {%- set create_sql = adapter.vulcan_scd2_sql(model, kind, query_columns, 'create', target_relation, schema_sql) -%}
 
-  {%- set created = vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, create_sql) -%}
+  {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, create_sql) -%}
   {%- if not created -%}
     {#- checked on every run, not only when the model's code changed: a `select *` model
         sees its source's new columns without a code change -#}
-    {%- set projection = vulcan_apply_schema_change(target_relation, table_columns, cfg) -%}
+    {%- set projection = dbt_vulcan.vulcan_apply_schema_change(target_relation, table_columns, cfg) -%}
     {%- if projection is not none -%}
       {{ exceptions.raise_compiler_error("Model '" ~ model.name ~ "' (" ~ kind ~ "): on_additive_change/on_destructive_change 'ignore' is not supported by SCD type 2 models; use allow, warn or error.") }}
     {%- endif -%}
   {%- endif -%}
 
-  {% do vulcan_run_batches(kind, 'scd2', target_relation, plan, cfg, cfg.time_data_type, none, 'merge', {'query_columns': query_columns, 'created': created}) %}
+  {% do dbt_vulcan.vulcan_run_batches(kind, 'scd2', target_relation, plan, cfg, cfg.time_data_type, none, 'merge', {'query_columns': query_columns, 'created': created}) %}
 
   {{ run_hooks(post_hooks) }}
   {% do persist_docs(target_relation, model) %}

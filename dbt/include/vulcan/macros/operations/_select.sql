@@ -1,7 +1,7 @@
 {#- Shared by the operations: the selected dbt-vulcan models, whether their tables exist,
     and the state log loaded once. -#}
 {% macro _vulcan_operation_models(select) %}
-  {% do vulcan_load_state() %}
+  {% do dbt_vulcan.vulcan_load_state() %}
   {%- set nodes = adapter.vulcan_select_models(graph.nodes.values() | list, select) -%}
   {%- set exists = {} -%}
   {%- for node in nodes -%}

@@ -6,13 +6,13 @@
 {% endmacro %}
 
 {% macro default__vulcan_compact() %}
-  {% do vulcan_load_state() %}
-  {%- set state = vulcan_state_relation() -%}
+  {% do dbt_vulcan.vulcan_load_state() %}
+  {%- set state = dbt_vulcan.vulcan_state_relation() -%}
   {%- set stage = state.incorporate(path={'identifier': state.identifier ~ '__compact'}) -%}
   {%- set rows = adapter.vulcan_compact_rows() -%}
-  {%- set drop_stage = 'drop table if exists ' ~ stage ~ (' purge' if vulcan_state_file_format() == 'iceberg' else '') -%}
+  {%- set drop_stage = 'drop table if exists ' ~ stage ~ (' purge' if dbt_vulcan.vulcan_state_file_format() == 'iceberg' else '') -%}
   {% do run_query(drop_stage) %}
-  {%- for statement in vulcan_create_state_table_sql(stage) -%}
+  {%- for statement in dbt_vulcan.vulcan_create_state_table_sql(stage) -%}
     {% do run_query(statement) %}
   {%- endfor -%}
   {%- if rows.values_sql -%}

@@ -4,6 +4,6 @@
 {% endmacro %}
 
 {% macro default__vulcan_history(select, limit) %}
-  {%- set found = _vulcan_operation_models(select) -%}
+  {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {{ print(adapter.vulcan_history_report(found.nodes, limit)) }}
 {% endmacro %}

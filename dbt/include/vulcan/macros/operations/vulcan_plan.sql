@@ -6,6 +6,6 @@
 {% endmacro %}
 
 {% macro default__vulcan_plan(select, start, end, execution_time) %}
-  {%- set found = _vulcan_operation_models(select) -%}
+  {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {{ print(adapter.vulcan_plan_report(found.nodes, found.exists, start, end, execution_time)) }}
 {% endmacro %}

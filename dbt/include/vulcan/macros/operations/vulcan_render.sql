@@ -7,14 +7,14 @@
 {% endmacro %}
 
 {% macro default__vulcan_render(select, start, end, execution_time) %}
-  {%- set found = _vulcan_operation_models(select) -%}
-  {%- set run_vars = {'vulcan_start': start, 'vulcan_end': end, 'vulcan_execution_time': execution_time} -%}
+  {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
+  {%- set run = dbt_vulcan.vulcan_run_vars(none, {'vulcan_start': start, 'vulcan_end': end, 'vulcan_execution_time': execution_time}) -%}
   {%- for node in found.nodes -%}
     {%- set kind = node.config.materialized -%}
     {%- set relation = {'schema': node.schema, 'identifier': node.alias} -%}
-    {%- set plan = adapter.vulcan_plan(node, kind, relation, not found.exists[node.unique_id], run_vars) -%}
+    {%- set cfg = dbt_vulcan.vulcan_settings(node, kind) -%}
+    {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, relation, not found.exists[node.unique_id], node, run) -%}
     {%- set compiled = adapter.vulcan_compiled_code(node) -%}
-    {%- set cfg = adapter.vulcan_model_config(node, kind) -%}
     {%- set time_type = plan.time_type or node.config.get('time_data_type') or 'date' -%}
     {{ print('-- ' ~ node.name ~ ' [' ~ kind ~ ']: ' ~ plan.batches | length ~ ' batch(es)') }}
     {%- if node.language == 'python' -%}
@@ -22,7 +22,7 @@
       {{ print('-- a Python model: each batch calls model(dbt, session) with dbt.vulcan set to: ' ~ plan.batches | map(attribute='label') | join(', ')) }}
     {%- endif -%}
     {%- for batch in (plan.batches if node.language != 'python' else []) -%}
-      {%- set rendered = vulcan_batch_query(compiled, cfg, batch, time_type, plan.execution_time) -%}
+      {%- set rendered = dbt_vulcan.vulcan_batch_query(compiled, cfg, batch, time_type, plan.execution_time) -%}
       {{ print('-- [' ~ batch.index ~ '/' ~ batch.count ~ '] ' ~ batch.label) }}
       {{ print(rendered.sql ~ ';') }}
     {%- endfor -%}

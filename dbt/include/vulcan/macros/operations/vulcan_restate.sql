@@ -7,9 +7,9 @@
 {% endmacro %}
 
 {% macro default__vulcan_restate(select, start, end) %}
-  {%- set found = _vulcan_operation_models(select) -%}
+  {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set rows = adapter.vulcan_restate_rows(found.nodes, start, end) -%}
-  {% do vulcan_record_intervals(rows) %}
+  {% do dbt_vulcan.vulcan_record_intervals(rows.values_sql) %}
   {%- for message in rows.messages -%}
     {{ print(message) }}
   {%- endfor -%}

@@ -4,6 +4,6 @@
 {% endmacro %}
 
 {% macro default__vulcan_status(select, since, until) %}
-  {%- set found = _vulcan_operation_models(select) -%}
+  {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {{ print(adapter.vulcan_status_report(found.nodes, found.exists, since, until)) }}
 {% endmacro %}

@@ -26,9 +26,9 @@
 {% macro vulcan_cron_parse(expr) %}{{ return(adapter.dispatch('vulcan_cron_parse', 'dbt_vulcan')(expr)) }}{% endmacro %}
 
 {% macro default__vulcan_cron_parse(expr) %}
-  {%- set read = _vulcan_cron_read(expr) -%}
+  {%- set read = dbt_vulcan._vulcan_cron_read(expr) -%}
   {%- if read.reason -%}
-    {{ exceptions.raise_compiler_error(_vulcan_cron_message(read.value, read.reason)) }}
+    {{ exceptions.raise_compiler_error(dbt_vulcan._vulcan_cron_message(read.value, read.reason)) }}
   {%- endif -%}
   {{ return(read.cron) }}
 {% endmacro %}
@@ -38,18 +38,18 @@
 {% macro vulcan_cron_errors(expr) %}{{ return(adapter.dispatch('vulcan_cron_errors', 'dbt_vulcan')(expr)) }}{% endmacro %}
 
 {% macro default__vulcan_cron_errors(expr) %}
-  {%- set read = _vulcan_cron_read(expr) -%}
+  {%- set read = dbt_vulcan._vulcan_cron_read(expr) -%}
   {%- if read.details -%}
     {%- set out = [] -%}
     {%- for detail in read.details -%}
-      {%- do out.append(_vulcan_cron_message(read.value, 'is not a valid cron expression (' ~ detail ~ ')')) -%}
+      {%- do out.append(dbt_vulcan._vulcan_cron_message(read.value, 'is not a valid cron expression (' ~ detail ~ ')')) -%}
     {%- endfor -%}
     {{ return(out) }}
   {%- elif read.reason -%}
-    {{ return([_vulcan_cron_message(read.value, read.reason)]) }}
+    {{ return([dbt_vulcan._vulcan_cron_message(read.value, read.reason)]) }}
   {%- endif -%}
-  {%- set unit = _vulcan_cron_unit(read.cron) -%}
-  {{ return([_vulcan_cron_message(read.cron.normalized, unit.reason)] if unit.reason else []) }}
+  {%- set unit = dbt_vulcan._vulcan_cron_unit(read.cron) -%}
+  {{ return([dbt_vulcan._vulcan_cron_message(read.cron.normalized, unit.reason)] if unit.reason else []) }}
 {% endmacro %}
 
 {#- The latest fire time <= execution_time (a tick exactly at it counts), as
@@ -57,8 +57,8 @@
 {% macro vulcan_cron_last_tick(cron, execution_time) %}{{ return(adapter.dispatch('vulcan_cron_last_tick', 'dbt_vulcan')(cron, execution_time)) }}{% endmacro %}
 
 {% macro default__vulcan_cron_last_tick(cron, execution_time) %}
-  {%- set c = cron if cron is mapping else vulcan_cron_parse(cron) -%}
-  {%- set now = _vulcan_cron_time(execution_time) -%}
+  {%- set c = cron if cron is mapping else dbt_vulcan.vulcan_cron_parse(cron) -%}
+  {%- set now = dbt_vulcan._vulcan_cron_time(execution_time) -%}
   {%- set both = c.dom_restricted and c.dow_restricted -%}
   {%- set ns = namespace(found=none) -%}
   {#- the execution day itself: the largest hour:minute not after it -#}
@@ -81,7 +81,7 @@
       {%- set y = index // 12 -%}
       {%- set mo = index % 12 + 1 -%}
       {%- if mo in c.months -%}
-        {%- set last = now.day - 1 if index == start else _vulcan_cron_month_days(y, mo) -%}
+        {%- set last = now.day - 1 if index == start else dbt_vulcan._vulcan_cron_month_days(y, mo) -%}
         {%- set first = modules.datetime.date(y, mo, 1).isoweekday() % 7 -%}
         {%- for d in range(last, 0, -1) -%}
           {%- set dom_ok = d in c.days -%}
@@ -95,7 +95,7 @@
     {%- endfor -%}
   {%- endif -%}
   {%- if ns.found is none -%}
-    {{ exceptions.raise_compiler_error(_vulcan_cron_message(c.normalized, 'has no tick in the 12 years before ' ~ now)) }}
+    {{ exceptions.raise_compiler_error(dbt_vulcan._vulcan_cron_message(c.normalized, 'has no tick in the 12 years before ' ~ now)) }}
   {%- endif -%}
   {{ return('%04d-%02d-%02d %02d:%02d:00' | format(*ns.found)) }}
 {% endmacro %}
@@ -106,10 +106,10 @@
 {% macro vulcan_cron_interval_unit(cron) %}{{ return(adapter.dispatch('vulcan_cron_interval_unit', 'dbt_vulcan')(cron)) }}{% endmacro %}
 
 {% macro default__vulcan_cron_interval_unit(cron) %}
-  {%- set c = cron if cron is mapping else vulcan_cron_parse(cron) -%}
-  {%- set unit = _vulcan_cron_unit(c) -%}
+  {%- set c = cron if cron is mapping else dbt_vulcan.vulcan_cron_parse(cron) -%}
+  {%- set unit = dbt_vulcan._vulcan_cron_unit(c) -%}
   {%- if unit.reason -%}
-    {{ exceptions.raise_compiler_error(_vulcan_cron_message(c.normalized, unit.reason)) }}
+    {{ exceptions.raise_compiler_error(dbt_vulcan._vulcan_cron_message(c.normalized, unit.reason)) }}
   {%- endif -%}
   {{ return(unit.unit) }}
 {% endmacro %}
@@ -131,7 +131,7 @@
 {#- The message of intervals.py's _bad_cron: "cron: '<expr>' <reason>; expected ..." -#}
 {% macro _vulcan_cron_message(value, reason) %}
   {{ return('cron: %r %s; expected a 5-field cron expression (minute hour day-of-month month day-of-week) or one of: %s'
-    | format(value, reason, _vulcan_cron_aliases().keys() | join(', '))) }}
+    | format(value, reason, dbt_vulcan._vulcan_cron_aliases().keys() | join(', '))) }}
 {% endmacro %}
 
 {#- {value, reason, details, cron}: reason is none when the cron is usable (cron is then the
@@ -141,7 +141,7 @@
     {{ return({'value': expr, 'reason': 'is not a string', 'details': [], 'cron': none}) }}
   {%- endif -%}
   {%- set text = expr.split() | join(' ') -%}
-  {%- set text = _vulcan_cron_aliases().get(text.lower(), text) -%}
+  {%- set text = dbt_vulcan._vulcan_cron_aliases().get(text.lower(), text) -%}
   {%- set parts = text.split(' ') if text else [] -%}
   {%- set detail = none -%}
   {%- if not parts -%}
@@ -157,7 +157,7 @@
   {%- set fields = [] -%}
   {%- set details = [] -%}
   {%- for index in range(5) -%}
-    {%- set field = _vulcan_cron_field(index, parts[index]) -%}
+    {%- set field = dbt_vulcan._vulcan_cron_field(index, parts[index]) -%}
     {%- do fields.append(field['values']) -%}
     {%- do details.extend(field.details) -%}
   {%- endfor -%}
@@ -180,7 +180,7 @@
   {%- if cron.dom_restricted and not cron.dow_restricted -%}
     {%- set ns = namespace(longest=0) -%}
     {%- for mo in cron.months -%}
-      {%- set ns.longest = [ns.longest, 29 if mo == 2 else _vulcan_cron_month_days(2001, mo)] | max -%}
+      {%- set ns.longest = [ns.longest, 29 if mo == 2 else dbt_vulcan._vulcan_cron_month_days(2001, mo)] | max -%}
     {%- endfor -%}
     {%- if days[0] > ns.longest -%}
       {{ return({'value': text, 'reason': 'never fires', 'details': [], 'cron': none}) }}
@@ -225,7 +225,7 @@
       {%- else -%}
         {%- set ends = [] -%}
         {%- for token in base.split('-') -%}
-          {%- set value = _vulcan_cron_value(index, token) -%}
+          {%- set value = dbt_vulcan._vulcan_cron_value(index, token) -%}
           {%- if value is string -%}
             {%- set ns.problem = ns.problem or value -%}
           {%- else -%}
@@ -313,7 +313,7 @@
       {%- set day_one = modules.datetime.date(y, mo, 1) -%}
       {%- set first = day_one.isoweekday() % 7 -%}
       {%- set base = day_one.toordinal() - 1 -%}
-      {%- set size = _vulcan_cron_month_days(y, mo) -%}
+      {%- set size = dbt_vulcan._vulcan_cron_month_days(y, mo) -%}
       {%- for d in (c.days if only_dom else range(1, size + 1)) if d <= size -%}
         {%- set dom_ok = d in c.days -%}
         {%- set dow_ok = (first + d - 1) % 7 in c.weekdays -%}

@@ -17,6 +17,9 @@
       batch_start_text, batch_end_text  string  the same bounds as timeutil.format_ts writes
                                     them ('YYYY-MM-DD HH:MM:SS[.ffffff]'), whatever the driver
                                     makes of timestamp_ntz
+      log_rows, previous_fingerprint, previous_details  the log's row count for the relation,
+                                    the latest processed row's fingerprint and details (on every
+                                    row; with nothing due, ONE row whose batch columns are null)
 
     `p`, already validated:
       start          model start 'YYYY-MM-DD HH:MM:SS[.ffffff]' (floored to the unit)
@@ -63,11 +66,11 @@
 {% endmacro %}
 
 {% macro default__vulcan_plan_intervals_sql(state_relation, relation_key, p) %}
-  {%- set b = _vulcan_plan_bounds(p) -%}
-  {%- set lookback = _vulcan_plan_int(p.get('lookback', 0), 'lookback', 0) -%}
-  {%- set batch_size = none if p.get('batch_size') is none else _vulcan_plan_int(p.get('batch_size'), 'batch_size', 1) -%}
-  {%- set us = _vulcan_plan_us -%}
-  {%- set flag = _vulcan_plan_flag -%}
+  {%- set b = dbt_vulcan._vulcan_plan_bounds(p) -%}
+  {%- set lookback = dbt_vulcan._vulcan_plan_int(p.get('lookback', 0), 'lookback', 0) -%}
+  {%- set batch_size = none if p.get('batch_size') is none else dbt_vulcan._vulcan_plan_int(p.get('batch_size'), 'batch_size', 1) -%}
+  {%- set us = dbt_vulcan._vulcan_plan_us -%}
+  {%- set flag = dbt_vulcan._vulcan_plan_flag -%}
   {%- set sql -%}
 with
 vulcan_log as (
@@ -76,11 +79,12 @@ vulcan_log as (
     {{ us('interval_end') }} as raw_e,
     case row_type when 'processed' then 1 when 'removed' then 2 else 3 end as kind,
     row_type,
+    fingerprint,
     details,
     recorded_at,
     seq
   from {{ state_relation }}
-  where relation = {{ _vulcan_plan_str(relation_key) }}
+  where relation = {{ dbt_vulcan.vulcan_sql_string(relation_key) }}
 ),
 {# kind: 0 expected interval, 1 processed, 2 removed, 3 other log row; log rows are clipped to
    the span of the expected intervals -#}
@@ -97,11 +101,11 @@ vulcan_items as (
   union all
   select
     0 as kind,
-    {{ _vulcan_plan_boundary(b.first ~ ' + k', b) }} as s,
+    {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k', b) }} as s,
     {% if b.partial -%}
-    case when k < {{ b.complete }} then {{ _vulcan_plan_boundary(b.first ~ ' + k + 1', b) }} else {{ b.limit }}L end as e,
+    case when k < {{ b.complete }} then {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k + 1', b) }} else {{ b.limit }}L end as e,
     {%- else -%}
-    {{ _vulcan_plan_boundary(b.first ~ ' + k + 1', b) }} as e,
+    {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k + 1', b) }} as e,
     {%- endif %}
     cast(null as struct<at: bigint, seq: int, kind: int, start: bigint, `end`: bigint>) as ord,
     false as full_restate, false as reset, false as wipes
@@ -206,19 +210,31 @@ vulcan_batches as (
     coalesce(max(touched), false) and not max(rebuild) as dirty, max(rebuild) as rebuild
   from vulcan_runs
   group by run_id{{ '' if batch_size is none else ', run_position div ' ~ batch_size }}
+),
+{# what the run needs from the log besides the batches: its size, and the latest processed
+   row's fingerprint and details; one row, so a run with nothing due still gets it -#}
+vulcan_summary as (
+  select count(*) as log_rows,
+    max_by(fingerprint, case when kind = 1 then named_struct('at', {{ us('recorded_at') }}, 'seq', coalesce(seq, 0)) end) as previous_fingerprint,
+    max_by(details, case when kind = 1 then named_struct('at', {{ us('recorded_at') }}, 'seq', coalesce(seq, 0)) end) as previous_details
+  from vulcan_log
+),
+vulcan_numbered as (
+  select
+    cast(row_number() over (order by s) as int) as batch_index,
+    cast(count(*) over () as int) as batch_count,
+    {{ dbt_vulcan._vulcan_plan_ts('s') }} as batch_start,
+    {{ dbt_vulcan._vulcan_plan_ts('e') }} as batch_end,
+    intervals,
+    dirty,
+    rebuild,
+    {{ dbt_vulcan._vulcan_plan_text('s') }} as batch_start_text,
+    {{ dbt_vulcan._vulcan_plan_text('e') }} as batch_end_text
+  from vulcan_batches
 )
-select
-  cast(row_number() over (order by s) as int) as batch_index,
-  cast(count(*) over () as int) as batch_count,
-  {{ _vulcan_plan_ts('s') }} as batch_start,
-  {{ _vulcan_plan_ts('e') }} as batch_end,
-  intervals,
-  dirty,
-  rebuild,
-  {{ _vulcan_plan_text('s') }} as batch_start_text,
-  {{ _vulcan_plan_text('e') }} as batch_end_text
-from vulcan_batches
-order by batch_index
+select b.*, m.log_rows, m.previous_fingerprint, m.previous_details
+from vulcan_summary m left join vulcan_numbered b on true
+order by b.batch_index
   {%- endset -%}
   {{ return(sql) }}
 {% endmacro %}
@@ -236,7 +252,7 @@ order by batch_index
     {%- set origin = 0 -%}
     {%- if unit == 'week' -%}
       {#- 1970-01-05 was a Monday -#}
-      {%- set origin = (4 + _vulcan_plan_int(0 if p.get('week_start') is none else p.get('week_start'), 'week_start', 0, 6)) * 86400000000 -%}
+      {%- set origin = (4 + dbt_vulcan._vulcan_plan_int(0 if p.get('week_start') is none else p.get('week_start'), 'week_start', 0, 6)) * 86400000000 -%}
     {%- endif -%}
     {%- do b.update({'delta': fixed[unit] * 1000000, 'origin': origin}) -%}
   {%- elif unit in months -%}
@@ -244,17 +260,17 @@ order by batch_index
   {%- else -%}
     {{ exceptions.raise_compiler_error('vulcan_plan_intervals_sql: unit ' ~ (p.get('unit') | string | tojson) ~ ' is not one of: five_minute, quarter_hour, half_hour, hour, day, week, month, quarter, year') }}
   {%- endif -%}
-  {%- set start = _vulcan_plan_time(p.get('start'), 'start') -%}
-  {%- set limit = _vulcan_plan_time(p.get('due_end'), 'due_end') -%}
+  {%- set start = dbt_vulcan._vulcan_plan_time(p.get('start'), 'start') -%}
+  {%- set limit = dbt_vulcan._vulcan_plan_time(p.get('due_end'), 'due_end') -%}
   {%- if p.get('end') is not none -%}
-    {%- set limit = [limit, _vulcan_plan_time(p.get('end'), 'end')] | min -%}
+    {%- set limit = [limit, dbt_vulcan._vulcan_plan_time(p.get('end'), 'end')] | min -%}
   {%- endif -%}
-  {%- set first = _vulcan_plan_index(start, b) -%}
-  {%- set complete = [_vulcan_plan_index(limit, b) - first, 0] | max -%}
-  {%- set tail = _vulcan_plan_micros(_vulcan_plan_start_of(first + complete, b)) -%}
-  {%- set limit_us = _vulcan_plan_micros(limit) -%}
+  {%- set first = dbt_vulcan._vulcan_plan_index(start, b) -%}
+  {%- set complete = [dbt_vulcan._vulcan_plan_index(limit, b) - first, 0] | max -%}
+  {%- set tail = dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_plan_start_of(first + complete, b)) -%}
+  {%- set limit_us = dbt_vulcan._vulcan_plan_micros(limit) -%}
   {%- set partial = p.get('allow_partials') and tail < limit_us -%}
-  {%- set span_lo = _vulcan_plan_micros(_vulcan_plan_start_of(first, b)) -%}
+  {%- set span_lo = dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_plan_start_of(first, b)) -%}
   {%- do b.update({
     'first': first, 'complete': complete, 'partial': partial,
     'total': complete + (1 if partial else 0), 'limit': limit_us,
@@ -263,8 +279,8 @@ order by batch_index
   }) -%}
   {%- if p.get('explicit') is not none -%}
     {%- do b.update({
-      'explicit_lo': _vulcan_plan_micros(_vulcan_plan_time(p.explicit[0], 'explicit')),
-      'explicit_hi': _vulcan_plan_micros(_vulcan_plan_time(p.explicit[1], 'explicit')),
+      'explicit_lo': dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_plan_time(p.explicit[0], 'explicit')),
+      'explicit_hi': dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_plan_time(p.explicit[1], 'explicit')),
     }) -%}
   {%- endif -%}
   {{ return(b) }}
@@ -287,7 +303,7 @@ order by batch_index
 {#- the index of the unit interval holding datetime `dt` (month units: in steps of n months) -#}
 {% macro _vulcan_plan_index(dt, b) %}
   {%- if b.delta is defined -%}
-    {{ return((_vulcan_plan_micros(dt) - b.origin) // b.delta) }}
+    {{ return((dbt_vulcan._vulcan_plan_micros(dt) - b.origin) // b.delta) }}
   {%- endif -%}
   {{ return((dt.year * 12 + dt.month - 1) // b.months) }}
 {% endmacro %}
@@ -341,11 +357,6 @@ order by batch_index
 {#- SQL: the row's JSON `details` holds a truthy `name` (as Python's bool(details.get(name))) -#}
 {% macro _vulcan_plan_flag(name) %}
   {{ return("coalesce(get_json_object(details, '$." ~ name ~ "') not in ('false', '0', '0.0', '', '[]', '{}'), false)") }}
-{% endmacro %}
-
-{#- SQL: a string literal (Spark treats backslash as an escape character) -#}
-{% macro _vulcan_plan_str(value) %}
-  {{ return("'" ~ (value | string).replace('\\', '\\\\').replace("'", "\\'") ~ "'") }}
 {% endmacro %}
 
 {% macro _vulcan_plan_int(value, key, minimum, maximum=none) %}

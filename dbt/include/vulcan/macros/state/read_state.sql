@@ -6,11 +6,11 @@
 {% endmacro %}
 
 {% macro default__vulcan_load_state() %}
-  {%- set state = vulcan_state_relation() -%}
+  {%- set state = dbt_vulcan.vulcan_state_relation() -%}
   {%- set read_sql -%}
     select relation, model_id, interval_start, interval_end, row_type, fingerprint,
            invocation_id, recorded_at, seq, details
     from {{ state }}
   {%- endset -%}
-  {% do adapter.vulcan_load_state(read_sql, vulcan_create_state_table_sql()) %}
+  {% do adapter.vulcan_load_state(read_sql, dbt_vulcan.vulcan_create_state_table_sql()) %}
 {% endmacro %}

@@ -7,7 +7,7 @@
     fails instead of writing. No rows: nothing is written. -#}
 
 {% macro vulcan_partition_delta(args) %}
-  {%- set predicate = _vulcan_partition_predicate(args.sql, args.cfg.partition_cols) -%}
+  {%- set predicate = dbt_vulcan._vulcan_partition_predicate(args.sql, args.cfg.partition_cols) -%}
   {%- if not predicate -%}
     {{ log('No rows: ' ~ args.relation ~ ' is unchanged.', info=True) }}
     {{ return(none) }}

@@ -17,10 +17,10 @@
     {%- endcall %}
     {{ return(none) }}
   {%- endif -%}
-  {%- set stage = _vulcan_stage_relation(args.relation, '__vulcan_changes') -%}
-  {% do _vulcan_stage_create(stage, adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'changes', args.relation, args.sql, args.plan.execution_time, args.batch)) %}
+  {%- set stage = dbt_vulcan._vulcan_stage_relation(args.relation, '__vulcan_changes') -%}
+  {% do dbt_vulcan._vulcan_stage_create(stage, adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'changes', args.relation, args.sql, args.plan.execution_time, args.batch)) %}
   {% call statement('main') -%}
     {{ adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'merge', args.relation, stage | string) }}
   {%- endcall %}
-  {% do _vulcan_stage_drop(stage) %}
+  {% do dbt_vulcan._vulcan_stage_drop(stage) %}
 {% endmacro %}

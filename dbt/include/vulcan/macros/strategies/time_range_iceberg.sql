@@ -4,7 +4,7 @@
 
 {% macro vulcan_time_range_iceberg(args) %}
   {%- if args.dirty -%}
-    {% do vulcan_record_intervals(args.removed_rows) %}
+    {% do dbt_vulcan.vulcan_record_intervals(args.removed_rows) %}
     {% call statement('vulcan_delete_range') -%}
       delete from {{ args.relation }} where {{ args.filter }}
     {%- endcall %}

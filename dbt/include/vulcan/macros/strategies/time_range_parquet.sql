@@ -10,15 +10,14 @@
 {% macro vulcan_time_range_parquet(args) %}
   {%- set cfg = args.cfg -%}
   {%- if cfg.time_column not in cfg.partition_cols -%}
-    {% do _vulcan_time_range_staged_rewrite(args) %}
+    {% do dbt_vulcan._vulcan_time_range_staged_rewrite(args) %}
     {{ return(none) }}
   {%- endif -%}
   {%- if args.dirty -%}
-    {% do vulcan_record_intervals(args.removed_rows) %}
+    {% do dbt_vulcan.vulcan_record_intervals(args.removed_rows) %}
     {%- set partitions = run_query('show partitions ' ~ args.relation) -%}
-    {%- set stale = adapter.vulcan_partitions_in_range(
-          args.model, cfg.kind, partitions.columns[0].values() | list, args.time_type,
-          args.batch.start, args.batch.end) -%}
+    {%- set stale = dbt_vulcan.vulcan_partitions_in_range(
+          cfg, partitions.columns[0].values() | list, args.time_type, args.batch.start, args.batch.end) -%}
     {%- if stale -%}
       {% call statement('vulcan_drop_partitions') -%}
         alter table {{ args.relation }} drop if exists {{ stale | join(', ') }}
@@ -37,6 +36,6 @@
            ~ args.cfg.time_column ~ '; each batch rewrites the whole table. Partition it by '
            ~ args.cfg.time_column ~ ' or use file_format delta/iceberg.', info=True) }}
   {% endif %}
-  {% if args.dirty %}{% do vulcan_record_intervals(args.removed_rows) %}{% endif %}
-  {% do _vulcan_overwrite_from_stage(args.relation, 'select * from ' ~ args.relation ~ ' where not coalesce(' ~ args.filter ~ ', false)', args.sql) %}
+  {% if args.dirty %}{% do dbt_vulcan.vulcan_record_intervals(args.removed_rows) %}{% endif %}
+  {% do dbt_vulcan._vulcan_overwrite_from_stage(args.relation, 'select * from ' ~ args.relation ~ ' where not coalesce(' ~ args.filter ~ ', false)', args.sql) %}
 {% endmacro %}

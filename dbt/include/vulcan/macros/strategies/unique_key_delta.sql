@@ -3,7 +3,7 @@
     before it commits. The first batch into a just-created table is a plain INSERT. -#}
 
 {% macro vulcan_unique_key_delta(args) %}
-  {% do _vulcan_unique_key_merge(args) %}
+  {% do dbt_vulcan._vulcan_unique_key_merge(args) %}
 {% endmacro %}
 
 {#- Shared with vulcan_unique_key_iceberg: both formats MERGE the same way. -#}

@@ -4,5 +4,5 @@
     statement is the Delta one (_vulcan_unique_key_merge in unique_key_delta.sql). -#}
 
 {% macro vulcan_unique_key_iceberg(args) %}
-  {% do _vulcan_unique_key_merge(args) %}
+  {% do dbt_vulcan._vulcan_unique_key_merge(args) %}
 {% endmacro %}

@@ -24,7 +24,7 @@
     {%- endcall %}
     {{ return(none) }}
   {%- endif -%}
-  {%- set stage = _vulcan_stage_relation(args.relation) -%}
+  {%- set stage = dbt_vulcan._vulcan_stage_relation(args.relation) -%}
   {%- set per_run = args.per_run -%}
   {%- if 'describe' not in per_run -%}
     {% do per_run.update({'describe': run_query('describe table extended ' ~ args.relation)}) %}
@@ -34,7 +34,7 @@
     {% do per_run.update({'warned': true}) %}
     {{ log('Warning: ' ~ args.relation ~ ' is partitioned without dynamic partition overwrite (it was not created by dbt-vulcan); each batch rewrites the whole table. Rebuild it (--full-refresh) to rewrite only the partitions a batch touches.', info=True) }}
   {%- endif -%}
-  {% do _vulcan_stage_create(stage, upsert.stage_select, replay='overwrite') %}
+  {% do dbt_vulcan._vulcan_stage_create(stage, upsert.stage_select, replay='overwrite') %}
   {%- if upsert.emptied_partitions -%}
     {%- set drop_sql = adapter.vulcan_drop_partitions_sql(args.relation, per_run.describe, run_query(upsert.emptied_partitions)) -%}
     {%- if drop_sql -%}
@@ -44,5 +44,5 @@
   {% call statement('main') -%}
     {{ upsert.overwrite }}
   {%- endcall %}
-  {% do _vulcan_stage_drop(stage) %}
+  {% do dbt_vulcan._vulcan_stage_drop(stage) %}
 {% endmacro %}

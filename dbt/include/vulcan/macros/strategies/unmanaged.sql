@@ -1,11 +1,11 @@
 {#- incremental_unmanaged: every run appends the query's rows (INSERT INTO ... BY NAME); no
     dedupe, no update, no delete. The statement is the same on every table format. -#}
 
-{% macro vulcan_unmanaged_parquet(args) %}{% do _vulcan_unmanaged_append(args) %}{% endmacro %}
+{% macro vulcan_unmanaged_parquet(args) %}{% do dbt_vulcan._vulcan_unmanaged_append(args) %}{% endmacro %}
 
-{% macro vulcan_unmanaged_delta(args) %}{% do _vulcan_unmanaged_append(args) %}{% endmacro %}
+{% macro vulcan_unmanaged_delta(args) %}{% do dbt_vulcan._vulcan_unmanaged_append(args) %}{% endmacro %}
 
-{% macro vulcan_unmanaged_iceberg(args) %}{% do _vulcan_unmanaged_append(args) %}{% endmacro %}
+{% macro vulcan_unmanaged_iceberg(args) %}{% do dbt_vulcan._vulcan_unmanaged_append(args) %}{% endmacro %}
 
 {% macro _vulcan_unmanaged_append(args) %}
   {% call statement('main') -%}

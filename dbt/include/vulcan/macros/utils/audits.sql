@@ -26,10 +26,10 @@
 
 {% macro default__vulcan_audit_batch(stage, audits, sql, batch, first_batch, file_format) %}
   {%- if first_batch -%}
-    {% do _vulcan_drop_audit_stage(stage, file_format) %}
+    {% do dbt_vulcan._vulcan_drop_audit_stage(stage, file_format) %}
   {%- endif -%}
   {% call statement('vulcan_audit_stage') -%}
-    create table {{ stage }} using {{ _vulcan_audit_stage_format(file_format) }} as
+    create table {{ stage }} using {{ dbt_vulcan._vulcan_audit_stage_format(file_format) }} as
     {{ sql }}
   {%- endcall %}
   {%- set sqls = [] -%}
@@ -49,7 +49,7 @@
       {% do exceptions.warn(warning) %}
     {%- endfor -%}
     {%- if report.error -%}
-      {% do _vulcan_drop_audit_stage(stage, file_format) %}
+      {% do dbt_vulcan._vulcan_drop_audit_stage(stage, file_format) %}
       {% do adapter.vulcan_audit_fail(report.error) %}
     {%- endif -%}
   {%- endif -%}
@@ -62,6 +62,6 @@
 
 {% macro _vulcan_drop_audit_stage(stage, file_format) %}
   {% call statement('vulcan_audit_stage_drop') -%}
-    drop table if exists {{ stage }}{% if _vulcan_audit_stage_format(file_format) == 'iceberg' %} purge{% endif %}
+    drop table if exists {{ stage }}{% if dbt_vulcan._vulcan_audit_stage_format(file_format) == 'iceberg' %} purge{% endif %}
   {%- endcall %}
 {% endmacro %}

@@ -5,7 +5,7 @@
     {{ return(False) }}
   {% endif %}
   {% set relation = adapter.get_relation(this.database, this.schema, this.table) %}
-  {% set kinds = ['incremental'] + vulcan_kinds() %}
+  {% set kinds = ['incremental'] + dbt_vulcan.vulcan_kinds() %}
   {{ return(relation is not none
             and relation.type == 'table'
             and model.config.materialized in kinds

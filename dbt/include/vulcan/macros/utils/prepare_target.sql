@@ -8,12 +8,13 @@
     (none yet, a --full-refresh the model allows, or a view in its place). A swap that a
     killed run left half done is replayed first (utils/stage.sql). -#}
 {% macro vulcan_begin(kind) %}
-  {%- set cfg = adapter.vulcan_model_config(model, kind) -%}
+  {%- set cfg = dbt_vulcan.vulcan_settings(model, kind) -%}
+  {% do dbt_vulcan.vulcan_check_extras(cfg) %}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set full_refresh = should_full_refresh() and existing_relation is not none -%}
-  {% do vulcan_check_full_refresh(cfg, full_refresh) %}
+  {% do dbt_vulcan.vulcan_check_full_refresh(cfg, full_refresh) %}
   {%- if existing_relation is not none and existing_relation.type == 'table' -%}
-    {% do vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg) %}
+    {% do dbt_vulcan.vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg) %}
   {%- endif -%}
   {{ return({
     'cfg': cfg,
@@ -35,12 +36,40 @@
 {% macro vulcan_prepare_target(relation, existing_relation, rebuild, plan, cfg, schema_sql) %}
   {%- if not rebuild -%}{{ return(false) }}{%- endif -%}
   {%- if plan.has_state -%}
-    {% do vulcan_record_intervals(adapter.vulcan_state_rows(relation, model, [plan.all_time], 'removed', plan.fingerprint, tojson({'reset': true}))) %}
+    {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, [plan.all_time], 'removed', plan.fingerprint, tojson({'reset': true}))) %}
   {%- endif -%}
   {%- set replace = existing_relation is not none and existing_relation.type == 'table' and cfg.file_format in ('delta', 'iceberg') -%}
   {%- if existing_relation is not none and not replace -%}
     {% do adapter.drop_relation(existing_relation) %}
   {%- endif -%}
-  {% do vulcan_create_empty_table(relation, schema_sql, cfg, replace=replace) %}
+  {% do dbt_vulcan.vulcan_create_empty_table(relation, schema_sql, cfg, replace=replace) %}
   {{ return(true) }}
+{% endmacro %}
+
+{#- What the plain package (stock dbt-spark / dbt-databricks) does not run yet, refused with one
+    clear error before anything is touched: the unique key and SCD type 2 kinds, audits and
+    grains, Python models. The `vulcan` adapter runs them all (its variant below checks the
+    audits instead). -#}
+{% macro vulcan_check_extras(cfg) %}{{ return(adapter.dispatch('vulcan_check_extras', 'dbt_vulcan')(cfg)) }}{% endmacro %}
+
+{% macro default__vulcan_check_extras(cfg) %}
+  {%- set problems = [] -%}
+  {%- if cfg.kind in ('incremental_by_unique_key', 'scd_type_2_by_time', 'scd_type_2_by_column') -%}
+    {%- do problems.append('the kind ' ~ cfg.kind) -%}
+  {%- endif -%}
+  {%- if cfg.audits or cfg.grains -%}
+    {%- do problems.append('audits and grains') -%}
+  {%- endif -%}
+  {%- if model.language == 'python' -%}
+    {%- do problems.append('Python models') -%}
+  {%- endif -%}
+  {%- if problems -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': " ~ problems | join(', ') ~ " need the `vulcan` adapter (type: vulcan) in this release; the dbt_vulcan package on type: " ~ adapter.type() ~ " runs incremental_by_time_range, incremental_by_partition and incremental_unmanaged models (see README, \"Install as a dbt package\"). Nothing was run.") }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro vulcan__vulcan_check_extras(cfg) %}
+  {%- if cfg.audits or cfg.grains or dbt_vulcan.vulcan_node_config(model).get('grains_audit') is not none -%}
+    {% do adapter.vulcan_check_audits(model, cfg.audits, cfg.grains) %}
+  {%- endif -%}
 {% endmacro %}

@@ -21,42 +21,42 @@
 {% endmacro %}
 
 {% macro default__vulcan_run_batches(kind, strategy_kind, relation, plan, cfg, time_type, projection, action, extra=none) %}
-  {%- set strategy = adapter.vulcan_strategy_macro(context, strategy_kind, cfg.file_format) -%}
+  {%- set strategy = dbt_vulcan.vulcan_strategy_macro(strategy_kind, cfg.file_format) -%}
   {%- set details = tojson({'time_type': time_type}) -%}
   {%- set run_batches = [] if flags.EMPTY else plan.batches -%}
-  {%- set stage = _vulcan_audit_stage_relation(relation) -%}
-  {%- set audits = adapter.vulcan_audits(model, kind, stage, context) if run_batches else [] -%}
+  {%- set stage = dbt_vulcan._vulcan_audit_stage_relation(relation) -%}
+  {%- set audits = adapter.vulcan_audits(model, kind, stage, context) if run_batches and (cfg.audits or cfg.grains) else [] -%}
   {%- for batch in run_batches -%}
     {%- set started = modules.datetime.datetime.now() -%}
     {%- set query = adapter.vulcan_python_batch_query(model, compiled_code, batch, plan.execution_time) if model.language == 'python' else compiled_code -%}
-    {%- set rendered = vulcan_batch_query(query, cfg, batch, time_type, plan.execution_time, projection) -%}
+    {%- set rendered = dbt_vulcan.vulcan_batch_query(query, cfg, batch, time_type, plan.execution_time, projection) -%}
     {%- set batch_sql = rendered.sql -%}
     {%- if audits -%}
-      {%- set batch_sql = vulcan_audit_batch(stage, audits, rendered.sql, batch, loop.first, cfg.file_format) -%}
+      {%- set batch_sql = dbt_vulcan.vulcan_audit_batch(stage, audits, rendered.sql, batch, loop.first, cfg.file_format) -%}
     {%- endif -%}
     {%- set interval = [[batch.start, batch.end]] -%}
     {%- set args = {
       'relation': relation, 'model': model, 'cfg': cfg, 'batch': batch, 'plan': plan,
       'sql': batch_sql, 'query': rendered.query, 'filter': rendered.filter,
       'time_type': time_type, 'dirty': batch.dirty,
-      'removed_rows': adapter.vulcan_state_rows(relation, model, interval, 'removed', plan.fingerprint) if batch.dirty else none,
+      'removed_rows': dbt_vulcan.vulcan_state_values(relation, interval, 'removed', plan.fingerprint) if batch.dirty else none,
     } -%}
     {%- if extra -%}{%- do args.update(extra) -%}{%- endif -%}
     {% do strategy(args) %}
     {%- if batch.tracked -%}
-      {% do vulcan_record_intervals(adapter.vulcan_state_rows(relation, model, interval, 'processed', plan.fingerprint, details)) %}
+      {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, interval, 'processed', plan.fingerprint, details)) %}
     {%- endif -%}
     {%- if audits -%}
-      {% do _vulcan_drop_audit_stage(stage, cfg.file_format) %}
+      {% do dbt_vulcan._vulcan_drop_audit_stage(stage, cfg.file_format) %}
     {%- endif -%}
-    {% do _vulcan_log_batch(relation, batch, action, started) %}
-    {% do _vulcan_python_release() %}
+    {% do dbt_vulcan._vulcan_log_batch(relation, batch, action, started) %}
+    {% do dbt_vulcan._vulcan_python_release() %}
   {%- endfor -%}
-  {% do _vulcan_python_release() %}
+  {% do dbt_vulcan._vulcan_python_release() %}
   {%- if plan.fingerprint_changed and not run_batches -%}
     {{ log('Model ' ~ model.name ~ ' changed since its intervals were recorded; processed intervals are kept (restate them to recompute).', info=True) }}
   {%- endif -%}
-  {% do store_raw_result('main', message=_vulcan_summary(run_batches), code='OK', rows_affected=-1) %}
+  {% do store_raw_result('main', message=dbt_vulcan._vulcan_summary(run_batches), code='OK', rows_affected=-1) %}
   {{ return(run_batches) }}
 {% endmacro %}
 

@@ -41,17 +41,17 @@
 {#- Replace `relation`'s rows (all of them, or with dynamic partition overwrite the partitions
     the rows fall in) by `sql`, plus `add_sql`'s rows when given, through a parquet stage. -#}
 {% macro _vulcan_overwrite_from_stage(relation, sql, add_sql=none) %}
-  {%- set stage = _vulcan_stage_relation(relation) -%}
-  {% do _vulcan_stage_create(stage, sql, replay=none if add_sql is not none else 'overwrite') %}
+  {%- set stage = dbt_vulcan._vulcan_stage_relation(relation) -%}
+  {% do dbt_vulcan._vulcan_stage_create(stage, sql, replay=none if add_sql is not none else 'overwrite') %}
   {%- if add_sql is not none -%}
     {% call statement('vulcan_stage_add') -%}
       insert into {{ stage }} by name
       {{ add_sql }}
     {%- endcall %}
-    {% do _vulcan_stage_mark(stage, 'overwrite') %}
+    {% do dbt_vulcan._vulcan_stage_mark(stage, 'overwrite') %}
   {%- endif -%}
-  {% do _vulcan_swap_in_stage(relation, stage) %}
-  {% do _vulcan_stage_drop(stage) %}
+  {% do dbt_vulcan._vulcan_swap_in_stage(relation, stage) %}
+  {% do dbt_vulcan._vulcan_stage_drop(stage) %}
 {% endmacro %}
 
 {% macro _vulcan_swap_in_stage(relation, stage) %}
@@ -63,12 +63,12 @@
 {#- Run first by every materializing kind on an existing table: finish what a killed run left
     half done (see the top of this file), then drop its stages. -#}
 {% macro vulcan_recover_interrupted_write(relation, cfg) %}
-  {%- for stale in adapter.vulcan_stale_stages(relation) -%}
-    {%- set replay = _vulcan_stage_replay_mode(stale) -%}
+  {%- for stale in dbt_vulcan.vulcan_stale_stages(relation) -%}
+    {%- set replay = dbt_vulcan._vulcan_stage_replay_mode(stale) -%}
     {%- if replay -%}
       {{ log('Warning: ' ~ relation ~ ': a previous run stopped while swapping in ' ~ stale ~ '; replaying that swap (' ~ replay ~ ') before this run. Its batch was not recorded and runs again.', info=True) }}
       {%- if replay == 'rebuild' -%}
-        {% do _vulcan_rebuild_from_stage(relation, stale, cfg) %}
+        {% do dbt_vulcan._vulcan_rebuild_from_stage(relation, stale, cfg) %}
       {%- else -%}
         {#- a column `__vulcan_marker` flags rows that only name a partition to replace
             (the unique key strategy): they are not written -#}
@@ -92,4 +92,28 @@
     {%- if row[0] == 'vulcan.replay' -%}{{ return(row[1]) }}{%- endif -%}
   {%- endfor -%}
   {{ return(none) }}
+{% endmacro %}
+
+{#- The stage tables (`<table>__vulcan_stage_<run>`, `<table>__vulcan_changes_<run>`) a stopped
+    run left beside `relation`. The package asks the metastore (one SHOW TABLES); the `vulcan`
+    adapter reads dbt's relation cache of the schema (no statement). -#}
+{% macro vulcan_stale_stages(relation) %}{{ return(adapter.dispatch('vulcan_stale_stages', 'dbt_vulcan')(relation)) }}{% endmacro %}
+
+{% macro default__vulcan_stale_stages(relation) %}
+  {%- set table = relation.identifier | lower -%}
+  {%- set found = [] -%}
+  {%- for row in run_query("show tables in " ~ relation.schema ~ " like '" ~ table ~ "__vulcan_*'") -%}
+    {%- set name = row[1] | string | lower -%}
+    {%- for suffix in ['__vulcan_stage_', '__vulcan_changes_'] -%}
+      {%- set rest = name[(table ~ suffix) | length:] -%}
+      {%- if name.startswith(table ~ suffix) and rest and rest.isalnum() and not row[2] -%}
+        {%- do found.append(relation.incorporate(path={'identifier': row[1]}, type='table')) -%}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {{ return(found) }}
+{% endmacro %}
+
+{% macro vulcan__vulcan_stale_stages(relation) %}
+  {{ return(adapter.vulcan_stale_stages(relation)) }}
 {% endmacro %}

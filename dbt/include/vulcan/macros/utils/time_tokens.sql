@@ -11,15 +11,15 @@
 {% endmacro %}
 
 {% macro default__vulcan_time_tokens(start, end, execution_time) %}
-  {%- set low = _vulcan_ts(start) -%}
-  {%- set high = _vulcan_ts(end) -%}
+  {%- set low = dbt_vulcan._vulcan_ts(start) -%}
+  {%- set high = dbt_vulcan._vulcan_ts(end) -%}
   {%- set last = high - modules.datetime.timedelta(microseconds=1) -%}
   {%- set values = {} -%}
-  {%- do values.update(_vulcan_point_tokens('start', low)) -%}
-  {%- do values.update(_vulcan_point_tokens('end', last)) -%}
-  {%- do values.update(_vulcan_point_tokens('execution', _vulcan_ts(execution_time))) -%}
+  {%- do values.update(dbt_vulcan._vulcan_point_tokens('start', low)) -%}
+  {%- do values.update(dbt_vulcan._vulcan_point_tokens('end', last)) -%}
+  {%- do values.update(dbt_vulcan._vulcan_point_tokens('execution', dbt_vulcan._vulcan_ts(execution_time))) -%}
   {%- do values.update({
-    'end_millis': (_vulcan_micros(high) // 1000 - 1) | string,
+    'end_millis': (dbt_vulcan._vulcan_micros(high) // 1000 - 1) | string,
     'start_timestamp': values['start_dt'],
     'end_timestamp': values['end_dt'],
   }) -%}
@@ -58,17 +58,17 @@
 {% endmacro %}
 
 {% macro default__vulcan_output_filter(column_sql, start, end, time_type, time_format) %}
-  {%- set low = _vulcan_ts(start) -%}
-  {%- set high = _vulcan_ts(end) -%}
-  {%- set py_format = _vulcan_strftime_format(time_format) -%}
+  {%- set low = dbt_vulcan._vulcan_ts(start) -%}
+  {%- set high = dbt_vulcan._vulcan_ts(end) -%}
+  {%- set py_format = dbt_vulcan._vulcan_strftime_format(time_format) -%}
   {%- set day_grained = time_type == 'date' or (time_type == 'string' and not modules.re.search('%[HIMSfpXcTRrsz]', py_format.replace('%%', ''))) -%}
   {%- if day_grained -%}
     {%- set last = high - modules.datetime.timedelta(microseconds=1) -%}
     {%- set first_day = modules.datetime.datetime(low.year, low.month, low.day) -%}
     {%- set last_day = modules.datetime.datetime(last.year, last.month, last.day) -%}
-    {{ return(column_sql ~ ' >= ' ~ _vulcan_filter_literal(first_day, time_type, py_format) ~ ' AND ' ~ column_sql ~ ' <= ' ~ _vulcan_filter_literal(last_day, time_type, py_format)) }}
+    {{ return(column_sql ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(first_day, time_type, py_format) ~ ' AND ' ~ column_sql ~ ' <= ' ~ dbt_vulcan._vulcan_filter_literal(last_day, time_type, py_format)) }}
   {%- endif -%}
-  {{ return(column_sql ~ ' >= ' ~ _vulcan_filter_literal(low, time_type, py_format) ~ ' AND ' ~ column_sql ~ ' < ' ~ _vulcan_filter_literal(high, time_type, py_format)) }}
+  {{ return(column_sql ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(low, time_type, py_format) ~ ' AND ' ~ column_sql ~ ' < ' ~ dbt_vulcan._vulcan_filter_literal(high, time_type, py_format)) }}
 {% endmacro %}
 
 {#- A batch's SQL: the model's query with the batch's tokens, wrapped in the output filter
@@ -78,13 +78,13 @@
 {% endmacro %}
 
 {% macro default__vulcan_batch_query(sql, cfg, batch, time_type, execution_time, projection) %}
-  {%- set rendered = vulcan_render_tokens(sql, vulcan_time_tokens(batch.start, batch.end, execution_time)) -%}
+  {%- set rendered = dbt_vulcan.vulcan_render_tokens(sql, dbt_vulcan.vulcan_time_tokens(batch.start, batch.end, execution_time)) -%}
   {%- set select_list = projection | join(', ') if projection else '*' -%}
   {%- set wrapped = 'select ' ~ select_list ~ ' from (\n' ~ rendered ~ '\n) as vulcan_batch' -%}
   {%- if not cfg.time_column -%}
     {{ return({'sql': wrapped, 'filter': 'true', 'query': rendered}) }}
   {%- endif -%}
-  {%- set predicate = vulcan_output_filter('`' ~ cfg.time_column ~ '`', batch.start, batch.end, time_type, cfg.time_format) -%}
+  {%- set predicate = dbt_vulcan.vulcan_output_filter('`' ~ cfg.time_column ~ '`', batch.start, batch.end, time_type, cfg.time_format) -%}
   {{ return({'sql': wrapped ~ '\nwhere ' ~ predicate, 'filter': predicate, 'query': rendered}) }}
 {% endmacro %}
 
@@ -95,7 +95,7 @@
 {% endmacro %}
 
 {% macro default__vulcan_schema_query(sql, cfg, execution_time, first_interval) %}
-  {{ return(vulcan_render_tokens(sql, vulcan_time_tokens(first_interval[0], first_interval[1], execution_time))) }}
+  {{ return(dbt_vulcan.vulcan_render_tokens(sql, dbt_vulcan.vulcan_time_tokens(first_interval[0], first_interval[1], execution_time))) }}
 {% endmacro %}
 
 {#- ---------------------------------------------------------------- private helpers -#}
@@ -117,14 +117,14 @@
 {% endmacro %}
 
 {% macro _vulcan_point_tokens(prefix, dt) %}
-  {%- set micros = _vulcan_micros(dt) -%}
+  {%- set micros = dbt_vulcan._vulcan_micros(dt) -%}
   {%- set size = micros if micros >= 0 else -micros -%}
   {%- set epoch = ('-' if micros < 0 else '') ~ (size // 1000000) ~ '.' ~ ('%06d' | format(size % 1000000)) -%}
   {{ return({
     prefix ~ '_ds': "'" ~ dt.strftime('%Y-%m-%d') ~ "'",
     prefix ~ '_date': "CAST('" ~ dt.strftime('%Y-%m-%d') ~ "' AS DATE)",
-    prefix ~ '_dt': "CAST('" ~ _vulcan_format_ts(dt) ~ "' AS TIMESTAMP)",
-    prefix ~ '_ts': "'" ~ _vulcan_format_ts(dt) ~ "'",
+    prefix ~ '_dt': "CAST('" ~ dbt_vulcan._vulcan_format_ts(dt) ~ "' AS TIMESTAMP)",
+    prefix ~ '_ts': "'" ~ dbt_vulcan._vulcan_format_ts(dt) ~ "'",
     prefix ~ '_epoch': epoch,
     prefix ~ '_millis': (micros // 1000) | string,
   }) }}
@@ -138,9 +138,9 @@
   {%- elif time_type == 'string' -%}
     {{ return("'" ~ dt.strftime(py_format).replace("'", "''") ~ "'") }}
   {%- elif time_type == 'epoch_millis' -%}
-    {{ return((_vulcan_micros(dt) // 1000) | string) }}
+    {{ return((dbt_vulcan._vulcan_micros(dt) // 1000) | string) }}
   {%- endif -%}
-  {{ return((_vulcan_micros(dt) // 1000000) | string) }}
+  {{ return((dbt_vulcan._vulcan_micros(dt) // 1000000) | string) }}
 {% endmacro %}
 
 {#- A strftime format from a Python ('%Y-%m-%d') or Spark ('yyyy-MM-dd') one; none gives
@@ -168,5 +168,5 @@
   {%- if model.language == 'python' -%}
     {{ return(adapter.vulcan_python_schema_query(model, kind, compiled_code, plan.execution_time)) }}
   {%- endif -%}
-  {{ return(vulcan_schema_query(compiled_code, cfg, plan.execution_time, plan.first_interval)) }}
+  {{ return(dbt_vulcan.vulcan_schema_query(compiled_code, cfg, plan.execution_time, plan.first_interval)) }}
 {% endmacro %}

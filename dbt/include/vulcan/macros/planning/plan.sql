@@ -1,0 +1,206 @@
+{#- What one model run does: its batches, from the config, the state log and the run's vars.
+
+    vulcan_model_plan(cfg, relation, rebuild, node=model, run=vulcan_run_vars()) returns
+      batches            [{index, count, start, end, intervals, label, dirty, tracked}]
+                         (start/end 'YYYY-MM-DD HH:MM:SS[.ffffff]', UTC)
+      fingerprint        a hash of what decides the model's rows (its code, the keys that shape
+                         its output); previous_fingerprint: the latest processed row's
+      fingerprint_changed, execution_time, time_type (time_data_type, else the one the log
+                         recorded), has_state, rebuild, all_time, first_interval
+
+    A kind with `start` is planned by ONE query over the state log (plan_intervals.sql), which
+    also reads the latest fingerprint; without `start` the run is one batch over all time up to
+    the execution time, nothing recorded, and one query reads the fingerprint. The Python
+    planner (dbt/adapters/vulcan/planner.py, plan_model) is the test oracle. -#}
+
+{% macro vulcan_model_plan(cfg, relation, rebuild, node=none, run=none) %}{{ return(adapter.dispatch('vulcan_model_plan', 'dbt_vulcan')(cfg, relation, rebuild, node, run)) }}{% endmacro %}
+
+{% macro default__vulcan_model_plan(cfg, relation, rebuild, node, run) %}
+  {%- set node = node if node is not none else model -%}
+  {%- set run = run if run is not none else dbt_vulcan.vulcan_run_vars(cfg.model) -%}
+  {%- set geometry = dbt_vulcan._vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
+  {%- set epoch = modules.datetime.datetime(1970, 1, 1) -%}
+  {%- set first_start = dbt_vulcan._vulcan_ts(cfg.start) if cfg.start else epoch -%}
+  {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
+  {%- set state = dbt_vulcan.vulcan_state_relation() -%}
+  {%- set key = dbt_vulcan.vulcan_relation_key(relation) -%}
+  {%- set batches = [] -%}
+  {%- set found = {'rebuild': rebuild} -%}
+  {%- if cfg.start is none -%}
+    {%- set rows = run_query(dbt_vulcan._vulcan_plan_summary_sql(state, key)) -%}
+    {%- if rows | length > 0 and rows[0]['rebuild'] in (true, 'true', 1) -%}{%- do found.update({'rebuild': true}) -%}{%- endif -%}
+    {%- set end = run.execution_time -%}
+    {%- do batches.append({
+      'index': 1, 'count': 1, 'start': fmt(epoch), 'end': fmt(end), 'intervals': 0,
+      'label': dbt_vulcan._vulcan_range_label(epoch, end, geometry), 'dirty': false, 'tracked': false,
+    }) -%}
+  {%- else -%}
+    {%- if cfg.allow_partials -%}
+      {%- set due_end = run.execution_time -%}
+    {%- else -%}
+      {%- set due_end = dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_ts(dbt_vulcan.vulcan_cron_last_tick(cfg.cron, run.execution_time)), geometry) -%}
+    {%- endif -%}
+    {%- set explicit = none -%}
+    {%- if run.start is not none and not rebuild -%}
+      {%- set explicit = [fmt(dbt_vulcan._vulcan_unit_floor(run.start, geometry)), fmt(dbt_vulcan._vulcan_unit_ceil(run.end, geometry))] -%}
+    {%- endif -%}
+    {%- set p = {
+      'start': cfg.start, 'end': cfg.end, 'unit': cfg.interval_unit, 'week_start': cfg.week_start,
+      'due_end': fmt(due_end), 'allow_partials': cfg.allow_partials, 'lookback': cfg.lookback,
+      'batch_size': cfg.batch_size, 'explicit': explicit, 'rebuild': rebuild,
+    } -%}
+    {%- set rows = run_query(dbt_vulcan.vulcan_plan_intervals_sql(state, key, p)) -%}
+    {%- for row in rows if row['batch_index'] is not none -%}
+      {%- set b_start, b_end = dbt_vulcan._vulcan_ts(row['batch_start_text']), dbt_vulcan._vulcan_ts(row['batch_end_text']) -%}
+      {%- do batches.append({
+        'index': row['batch_index'] | int, 'count': row['batch_count'] | int,
+        'start': row['batch_start_text'], 'end': row['batch_end_text'],
+        'intervals': row['intervals'] | int,
+        'label': dbt_vulcan._vulcan_range_label(b_start, b_end, geometry),
+        'dirty': row['dirty'] in (true, 'true', 1), 'tracked': true,
+      }) -%}
+      {%- if row['rebuild'] in (true, 'true', 1) -%}{%- do found.update({'rebuild': true}) -%}{%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set summary = rows[0] if rows | length > 0 else {} -%}
+  {%- set plan_rebuild = found.rebuild -%}
+  {%- set previous = none if plan_rebuild else summary.get('previous_fingerprint') -%}
+  {%- set details = fromjson(summary.get('previous_details') or '{}', {}) -%}
+  {%- set recorded_type = details.get('time_type') if details is mapping else none -%}
+  {%- set fingerprint = dbt_vulcan.vulcan_fingerprint(node.raw_code, cfg) -%}
+  {{ return({
+    'batches': batches,
+    'intervals': batches | sum(attribute='intervals'),
+    'fingerprint': fingerprint,
+    'previous_fingerprint': previous,
+    'fingerprint_changed': previous is not none and previous != fingerprint,
+    'execution_time': fmt(run.execution_time),
+    'time_type': cfg.time_data_type or (recorded_type if recorded_type is string else none),
+    'has_state': (summary.get('log_rows') or 0) | int > 0,
+    'rebuild': plan_rebuild,
+    'all_time': ['1900-01-01 00:00:00', '9999-12-31 00:00:00'],
+    'first_interval': [fmt(first_start), fmt(dbt_vulcan._vulcan_unit_add(first_start, geometry))],
+  }) }}
+{% endmacro %}
+
+{#- A hash of what decides a model's rows: its code and the config keys that shape its output
+    (planner.fingerprint is the same). -#}
+{% macro vulcan_fingerprint(raw_code, cfg) %}
+  {%- set shaping = {} -%}
+  {%- for name in ['kind', 'time_column', 'time_format', 'time_data_type', 'unique_key', 'when_matched', 'merge_filter'] -%}
+    {%- do shaping.update({name: cfg.get(name)}) -%}
+  {%- endfor -%}
+  {{ return(local_md5((raw_code | string).strip() ~ '\n' ~ tojson(shaping, sort_keys=true))[:16]) }}
+{% endmacro %}
+
+{#- The run's vars (`--vars`, or `raw` with the same names: an operation's args), parsed, never
+    pasted into SQL: {execution_time, start, end} as naive UTC datetimes; execution_time
+    defaults to the invocation's start (`run_started_at`). Every invalid var is named at once. -#}
+{% macro vulcan_run_vars(model_name=none, raw=none) %}
+  {%- set raw = raw if raw is not none else {
+    'vulcan_execution_time': var('vulcan_execution_time', none),
+    'vulcan_start': var('vulcan_start', none),
+    'vulcan_end': var('vulcan_end', none),
+  } -%}
+  {%- set errors = [] -%}
+  {%- set parsed = {} -%}
+  {%- for name, is_end in [('vulcan_execution_time', false), ('vulcan_start', false), ('vulcan_end', true)] -%}
+    {%- set value = raw.get(name) -%}
+    {%- if value is not none and value != '' -%}
+      {%- set result = dbt_vulcan._vulcan_cfg_parse_time(value, name, is_end) -%}
+      {%- if result.error -%}{%- do errors.append(result.error) -%}{%- else -%}{%- do parsed.update({name: result.time}) -%}{%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set given_start = raw.get('vulcan_start') not in (none, '') -%}
+  {%- set given_end = raw.get('vulcan_end') not in (none, '') -%}
+  {%- if given_start and not given_end -%}{%- do errors.append('vulcan_end: required when vulcan_start is given') -%}{%- endif -%}
+  {%- if given_end and not given_start -%}{%- do errors.append('vulcan_start: required when vulcan_end is given') -%}{%- endif -%}
+  {%- if 'vulcan_start' in parsed and 'vulcan_end' in parsed and parsed.vulcan_start >= parsed.vulcan_end -%}
+    {%- do errors.append('vulcan_start: ' ~ dbt_vulcan._vulcan_cfg_repr(raw.get('vulcan_start')) ~ ' is not before vulcan_end') -%}
+  {%- endif -%}
+  {%- if errors -%}
+    {%- set lines = [] -%}{%- for e in errors -%}{%- do lines.append('  - ' ~ e) -%}{%- endfor -%}
+    {{ exceptions.raise_compiler_error(("Model '" ~ model_name ~ "': " if model_name else '') ~ 'Invalid --vars:\n' ~ lines | join('\n')) }}
+  {%- endif -%}
+  {{ return({
+    'execution_time': parsed.get('vulcan_execution_time') or (run_started_at or modules.datetime.datetime.utcnow()).replace(tzinfo=none),
+    'start': parsed.get('vulcan_start') if given_end else none,
+    'end': parsed.get('vulcan_end') if given_start else none,
+  }) }}
+{% endmacro %}
+
+{# ------------------------------------------------------------------------------ helpers #}
+
+{#- One state row per [start, end] interval, as the VALUES list of an INSERT into the log
+    (every value escaped here). `recorded_at` is now in UTC with microseconds; `seq` orders the
+    rows of one statement. -#}
+{% macro vulcan_state_values(relation, intervals, row_type, fingerprint, details='', model_id=none) %}
+  {%- set s = dbt_vulcan.vulcan_sql_string -%}
+  {%- set recorded = modules.datetime.datetime.utcnow().isoformat(' ') -%}
+  {%- set tuples = [] -%}
+  {%- for start, end in intervals -%}
+    {%- do tuples.append('(' ~ [
+      s(dbt_vulcan.vulcan_relation_key(relation)), s(model_id if model_id is not none else model.unique_id), s(start), s(end), s(row_type),
+      s(fingerprint), s(invocation_id), s(recorded), loop.index | string, s(details),
+    ] | join(', ') ~ ')') -%}
+  {%- endfor -%}
+  {{ return(tuples | join(',\n')) }}
+{% endmacro %}
+
+{#- The key of a relation in the state log: `schema.table`, lower case. -#}
+{% macro vulcan_relation_key(relation) %}
+  {{ return((relation.schema ~ '.' ~ relation.identifier) | lower) }}
+{% endmacro %}
+
+{#- SQL: how many log rows the relation has, the latest processed row's fingerprint and details,
+    and whether a full-history restatement is pending (a restate row with `full` after the last
+    reset marker): the plan of a kind without `start`. -#}
+{% macro _vulcan_plan_summary_sql(state_relation, relation_key) %}
+  {%- set at = "named_struct('at', " ~ dbt_vulcan._vulcan_plan_us('recorded_at') ~ ", 'seq', coalesce(seq, 0))" -%}
+  {%- set flag = dbt_vulcan._vulcan_plan_flag -%}
+  {%- set sql -%}
+    select log_rows, previous_fingerprint, previous_details,
+      coalesce(last_full > last_reset, last_full is not null) as rebuild
+    from (
+      select count(*) as log_rows,
+        max_by(fingerprint, case when row_type = 'processed' then {{ at }} end) as previous_fingerprint,
+        max_by(details, case when row_type = 'processed' then {{ at }} end) as previous_details,
+        max(case when row_type <> 'processed' and {{ flag('restate') }} and {{ flag('full') }} then {{ at }} end) as last_full,
+        max(case when {{ flag('reset') }} then {{ at }} end) as last_reset
+      from {{ state_relation }}
+      where relation = {{ dbt_vulcan.vulcan_sql_string(relation_key) }}
+    )
+  {%- endset -%}
+  {{ return(sql) }}
+{% endmacro %}
+
+{#- Unit geometry: {delta, origin} (microseconds) for fixed units, {months} for calendar ones. -#}
+{% macro _vulcan_unit_geometry(unit, week_start=0) %}
+  {{ return(dbt_vulcan._vulcan_plan_bounds({'unit': unit, 'week_start': week_start, 'start': '1970-01-01', 'due_end': '1970-01-01'})) }}
+{% endmacro %}
+
+{% macro _vulcan_unit_floor(dt, b) %}
+  {{ return(dbt_vulcan._vulcan_plan_start_of(dbt_vulcan._vulcan_plan_index(dt, b), b)) }}
+{% endmacro %}
+
+{% macro _vulcan_unit_ceil(dt, b) %}
+  {%- set floor = dbt_vulcan._vulcan_unit_floor(dt, b) -%}
+  {{ return(floor if floor == dt else dbt_vulcan._vulcan_unit_add(floor, b)) }}
+{% endmacro %}
+
+{#- the unit boundary one unit after floor(dt) -#}
+{% macro _vulcan_unit_add(dt, b) %}
+  {{ return(dbt_vulcan._vulcan_plan_start_of(dbt_vulcan._vulcan_plan_index(dt, b) + 1, b)) }}
+{% endmacro %}
+
+{#- 'YYYY-MM-DD - YYYY-MM-DD' (inclusive days) for day-or-coarser units on midnight bounds,
+    else the two timestamps (timeutil.format_range). -#}
+{% macro _vulcan_range_label(start, end, b) %}
+  {%- set date_grain = b.months is defined or b.delta >= 86400000000 -%}
+  {%- set midnight = start.time() == modules.datetime.time() and end.time() == modules.datetime.time() -%}
+  {%- if date_grain and midnight -%}
+    {%- set last_day = [(end - modules.datetime.timedelta(days=1)).date(), start.date()] | max -%}
+    {{ return(start.date().isoformat() ~ ' - ' ~ last_day.isoformat()) }}
+  {%- endif -%}
+  {{ return(dbt_vulcan._vulcan_format_ts(start) ~ ' - ' ~ dbt_vulcan._vulcan_format_ts(end)) }}
+{% endmacro %}

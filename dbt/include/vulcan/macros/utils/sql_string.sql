@@ -1,0 +1,6 @@
+{#- A Spark SQL string literal of any value: single-quoted, with backslash and quote escaped
+    (Spark reads a backslash in a literal as an escape character). Every value the package
+    pastes into SQL as a string goes through here. -#}
+{% macro vulcan_sql_string(value) %}
+  {{ return("'" ~ (value | string).replace('\\', '\\\\').replace("'", "\\'") ~ "'") }}
+{% endmacro %}
