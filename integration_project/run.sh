@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
 # Builds the integration project from a clean warehouse: every seed, model and test.
-#   bash integration_project/run.sh [parquet|delta|iceberg] [builds]   (default parquet 1)
+#   bash integration_project/run.sh [parquet|delta|iceberg] [builds] [adapter|package]
+#   (default parquet 1 adapter). `package`: stock `type: spark` with the dbt package alone;
+#   the models of what only the adapter runs (unique key, SCD type 2, Python) are left out.
 # The execution time is pinned, so every build computes the same intervals and rows. With
 # builds > 1 the same `dbt build` runs again on the warehouse the previous one left: every
 # model then runs incrementally and every equality test must still pass.
-# Environment (all optional): VULCAN_WORKDIR (default integration_project/.spark/<target>,
+# Environment (all optional): VULCAN_WORKDIR (default integration_project/.spark/<target>-<mode>,
 # emptied first; dbt's target/ and logs/ are per target too, so two targets can build at once), VULCAN_JARS_DIR (default .vulcan/jars), DBT (default .venv/bin/dbt), VULCAN_THREADS.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 target=${1:-parquet}
 builds=${2:-1}
+mode=${3:-adapter}
+case "$mode" in
+  adapter) export VULCAN_ADAPTER=vulcan; select=() ;;
+  package)
+    export VULCAN_ADAPTER=spark
+    select=(--exclude config.materialized:incremental_by_unique_key
+      config.materialized:scd_type_2_by_time config.materialized:scd_type_2_by_column
+      product_daily_sales) ;;
+  *) echo "usage: $0 [parquet|delta|iceberg] [builds] [adapter|package]" >&2; exit 2 ;;
+esac
 case "$target" in
   parquet | delta | iceberg) ;;
   *) echo "usage: $0 [parquet|delta|iceberg] [builds]" >&2; exit 2 ;;
@@ -21,7 +33,7 @@ case "$builds" in
 esac
 
 # A clean warehouse and metastore for every build; only a folder this script made is emptied.
-export VULCAN_WORKDIR=${VULCAN_WORKDIR:-$here/.spark/$target}
+export VULCAN_WORKDIR=${VULCAN_WORKDIR:-$here/.spark/$target-$mode}
 marker="$VULCAN_WORKDIR/.vulcan-integration-workdir"
 if [ -d "$VULCAN_WORKDIR" ] && [ -n "$(ls -A "$VULCAN_WORKDIR")" ] && [ ! -f "$marker" ]; then
   echo "run.sh: $VULCAN_WORKDIR is not empty and was not made by run.sh; not deleting it" >&2
@@ -49,10 +61,10 @@ export VULCAN_LOG4J_CONFIG=${VULCAN_LOG4J_CONFIG:-$root/tests/log4j2.properties}
 dbt=${DBT:-$root/.venv/bin/dbt}
 cd "$here"
 # the kinds' macros: this repository as a dbt package (packages.yml, `local: ..`)
-"$dbt" deps --project-dir "$here" --profiles-dir "$here" --target "$target" --log-path "logs/$target" >/dev/null
+"$dbt" deps --project-dir "$here" --profiles-dir "$here" --target "$target" --log-path "logs/$target-$mode" >/dev/null
 for build in $(seq "$builds"); do
-  echo "run.sh: dbt build $build of $builds ($target)"
+  echo "run.sh: dbt build $build of $builds ($target, $mode)"
   "$dbt" build --project-dir "$here" --profiles-dir "$here" --target "$target" \
-    --target-path "target/$target" --log-path "logs/$target" \
-    --vars '{vulcan_execution_time: "2025-04-30 06:00:00"}'
+    --target-path "target/$target-$mode" --log-path "logs/$target-$mode" "${select[@]}" \
+    --vars "{vulcan_execution_time: '2025-04-30 06:00:00', vulcan_state_file_format: $target}"
 done

@@ -3,7 +3,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import sqlglot
 from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.vulcan.impl import VulcanAdapter
@@ -12,9 +11,7 @@ from dbt.adapters.vulcan.safety import (
     REFUSED,
     Finding,
     analyze,
-    check_time_column,
     normalize_overrides,
-    output_columns,
     verdict,
 )
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
@@ -704,39 +701,3 @@ def test_check_safety_reports_bad_overrides_and_config() -> None:
         _adapter().vulcan_check_safety(_model(safety_overrides=["limits"]), KIND, "SELECT 1")
     with pytest.raises(CompilationError, match="time_column"):
         _adapter().vulcan_check_safety(_model(time_column=None), KIND, "SELECT 1")
-
-
-# ---------------------------------------------------------------- the time column returned
-
-
-def test_a_time_column_the_query_does_not_return_is_a_config_error() -> None:
-    sql = f"SELECT customer_id, SUM(x) AS total FROM orders {FILTER} GROUP BY customer_id"
-    with pytest.raises(VulcanConfigError) as exc:
-        check_time_column(sql, "order_date")
-    assert str(exc.value) == (
-        "time_column: 'order_date' is not a column of the model's query; its columns are: "
-        "customer_id, total"
-    )
-
-
-@pytest.mark.parametrize(
-    "sql",
-    [
-        f"SELECT o.order_date, customer_id FROM orders o {FILTER}",
-        f"SELECT CAST(ts AS DATE) AS Order_Date FROM orders {FILTER}",
-        f"SELECT * FROM orders {FILTER}",  # the SQL does not tell: the run checks it
-        f"SELECT o.*, 1 AS n FROM orders o {FILTER}",
-        f"SELECT CAST(ts AS DATE) FROM orders {FILTER}",  # Spark names it
-        "SELECT order_date FROM a UNION ALL SELECT d FROM b",
-        "this is not sql (",
-    ],
-)
-def test_time_column_check_is_silent_unless_the_sql_shows_it_missing(sql: str) -> None:
-    check_time_column(sql, "order_date")
-
-
-def test_output_columns_of_a_query() -> None:
-    parsed = sqlglot.parse_one("WITH c AS (SELECT 1 AS z) SELECT a, b AS c FROM c", read="spark")
-    assert output_columns(parsed) == ["a", "c"]
-    star = sqlglot.parse_one("SELECT *, a FROM t", read="spark")
-    assert output_columns(star) is None

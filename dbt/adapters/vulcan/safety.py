@@ -63,9 +63,7 @@ __all__ = [
     "REFUSED",
     "Finding",
     "analyze",
-    "check_time_column",
     "normalize_overrides",
-    "output_columns",
     "verdict",
 ]
 
@@ -281,43 +279,6 @@ def _parse(sql: str) -> list[exp.Expression] | Finding:
         if not isinstance(statement, exp.Query):
             return unparseable(f"not a query: {_fragment(statement)}")
     return statements
-
-
-def output_columns(query: exp.Expression) -> list[str] | None:
-    """The names of the columns a query returns, when the SQL alone tells: every projection
-    of its (first) SELECT is a column or has an alias; None otherwise (`*`, unnamed
-    expressions, which Spark names itself)."""
-    first = _branches(query)[0]
-    while isinstance(first, exp.Subquery):
-        first = first.this
-    if not isinstance(first, exp.Select):
-        return None
-    names = []
-    for projection in first.expressions:
-        if isinstance(projection, exp.Alias):
-            names.append(projection.alias)
-        elif isinstance(projection, exp.Column) and not isinstance(projection.this, exp.Star):
-            names.append(projection.name)
-        else:
-            return None
-    return names
-
-
-def check_time_column(sql: str, time_column: str) -> None:
-    """Raise VulcanConfigError when the SQL alone shows that the query does not return the
-    time column: a config error, checked before `analyze` (whose findings about such a query
-    would suggest an override). Silent when the SQL does not tell (`select *`, unparseable):
-    the run's check against the query's analysed columns then reports it."""
-    parsed = _parse(timemacros.render(sql, _SAMPLE_TOKENS))
-    if isinstance(parsed, Finding):
-        return
-    names = output_columns(parsed[-1])
-    wanted = time_column.strip().strip("`").lower()
-    if names is not None and wanted not in {n.lower() for n in names}:
-        raise VulcanConfigError(
-            f"time_column: {time_column!r} is not a column of the model's query; its columns "
-            f"are: {', '.join(names)}"
-        )
 
 
 # ---------------------------------------------------------------- helpers

@@ -7,11 +7,6 @@
   {%- set kind = 'incremental_by_time_range' -%}
   {%- set begin = dbt_vulcan.vulcan_begin(kind) -%}
   {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}
-  {#- static safety analysis of the SQL: refusals raise here, before anything is touched
-      (not under --empty: dbt then rewrites every ref to `... limit 0`, and nothing is written) -#}
-  {%- if not flags.EMPTY -%}
-    {% do dbt_vulcan.vulcan_check_safety(cfg, compiled_code) %}
-  {%- endif -%}
   {%- set rebuild = begin.rebuild -%}
 
   {{ run_hooks(pre_hooks) }}
@@ -25,6 +20,12 @@
     {#- the config against the query's columns: bad ones raise before anything is touched -#}
     {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, rebuild, dbt_vulcan.vulcan_partition_key(model)) -%}
     {%- set time_type = dbt_vulcan.vulcan_time_type(cfg, query_columns) -%}
+  {%- endif -%}
+  {#- static safety analysis of the SQL (the `vulcan` adapter's): refusals raise here, before
+      anything is touched (not under --empty: dbt then rewrites every ref to `... limit 0`,
+      and nothing is written) -#}
+  {%- if not flags.EMPTY -%}
+    {% do dbt_vulcan.vulcan_check_safety(cfg, compiled_code) %}
   {%- endif -%}
   {%- set projection = none -%}
 

@@ -23,6 +23,7 @@
   {%- set first_start = dbt_vulcan._vulcan_ts(cfg.start) if cfg.start else epoch -%}
   {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
   {%- set state = dbt_vulcan.vulcan_state_relation() -%}
+  {% do dbt_vulcan.vulcan_create_state_table() %}
   {%- set key = dbt_vulcan.vulcan_relation_key(relation) -%}
   {%- set batches = [] -%}
   {%- set found = {'rebuild': rebuild} -%}

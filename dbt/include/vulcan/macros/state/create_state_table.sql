@@ -1,6 +1,7 @@
-{#- The state table: created once per invocation by the package's on-run-start hook
-    (vulcan_create_state_table, in the root dbt_project.yml), so a model run reads it without
-    checking first. -#}
+{#- The state table, created when missing: called before the state is read (a model's plan,
+    every run-operation). dbt's relation cache answers after the first look: the first call of
+    an invocation lists the state schema (one statement), or creates the table, and puts it in
+    the cache, so later models issue nothing. -#}
 
 {% macro vulcan_create_state_table() %}
   {{ return(adapter.dispatch('vulcan_create_state_table', 'dbt_vulcan')()) }}
@@ -8,19 +9,29 @@
 
 {% macro default__vulcan_create_state_table() %}
   {%- if execute -%}
-    {%- for sql in dbt_vulcan.vulcan_create_state_table_sql() -%}
-      {% do run_query(sql) %}
-    {%- endfor -%}
+    {%- set state = dbt_vulcan.vulcan_state_relation() -%}
+    {%- do dbt_vulcan.vulcan_state_file_format() -%}  {#- a bad value is refused even when the table exists -#}
+    {%- if adapter.get_relation(state.database, state.schema, state.identifier) is none -%}
+      {% do dbt_vulcan._vulcan_run_create_state_table(dbt_vulcan.vulcan_create_state_table_sql()) %}
+      {% do adapter.cache_added(state) %}
+    {%- endif -%}
   {%- endif -%}
   {{ return('') }}
 {% endmacro %}
 
+{% macro _vulcan_run_create_state_table(sqls) %}
+  {{ return(adapter.dispatch('_vulcan_run_create_state_table', 'dbt_vulcan')(sqls)) }}
+{% endmacro %}
+
+{% macro default___vulcan_run_create_state_table(sqls) %}
+  {%- for sql in sqls -%}
+    {% do run_query(sql) %}
+  {%- endfor -%}
+{% endmacro %}
+
 {#- The `vulcan` adapter retries a CREATE that lost a race with another dbt process. -#}
-{% macro vulcan__vulcan_create_state_table() %}
-  {%- if execute -%}
-    {% do adapter.vulcan_create_state_table(dbt_vulcan.vulcan_create_state_table_sql()) %}
-  {%- endif -%}
-  {{ return('') }}
+{% macro vulcan___vulcan_run_create_state_table(sqls) %}
+  {% do adapter.vulcan_create_state_table(sqls) %}
 {% endmacro %}
 
 {#- The statements that create the state table, or `relation` with the same columns and format
