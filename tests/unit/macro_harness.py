@@ -24,7 +24,12 @@ from dbt.adapters.vulcan.impl import VulcanAdapter
 from dbt.adapters.vulcan.state_cache import StateCache, now_utc
 
 PROJECTS = [core_project.PACKAGE_PATH, spark_project.PACKAGE_PATH, vulcan_project.PACKAGE_PATH]
-PREFIXES = ("vulcan", "spark", "default")
+# dbt's dispatch order per adapter type: the adapter, its parents, then default
+PREFIXES = {
+    "vulcan": ("vulcan", "spark", "default"),
+    "spark": ("spark", "default"),
+    "databricks": ("databricks", "spark", "default"),
+}
 INVOCATION_ID = "0123abcd-4567-89ab-cdef-0123456789ab"
 STAGE = "__vulcan_stage_0123abcd4567"  # the stage suffix of a table in this invocation
 
@@ -92,7 +97,7 @@ class FakeAdapter:
         self._real._vulcan_now = now_utc()
 
     def dispatch(self, name: str, macro_namespace: str | None = None) -> Any:
-        for prefix in PREFIXES:
+        for prefix in PREFIXES[self._harness.adapter_type]:
             found = self._harness.context.get(f"{prefix}__{name}")
             if found is not None:
                 return found
@@ -104,9 +109,12 @@ class FakeAdapter:
         return ""
 
     def type(self) -> str:
-        return "vulcan"
+        return self._harness.adapter_type
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("vulcan_") and self._harness.adapter_type != "vulcan":
+            # package mode: stock dbt-spark / dbt-databricks have none of the adapter's methods
+            raise AttributeError(f"{self._harness.adapter_type} adapter has no {name}")
         return getattr(self._real, name)
 
 
@@ -116,6 +124,7 @@ class Harness:
     query_results: dict[str, FakeResult] = field(default_factory=dict)
     statements: list[str] = field(default_factory=list)
     context: dict[str, Any] = field(default_factory=dict)
+    adapter_type: str = "vulcan"
 
     def __post_init__(self) -> None:
         env = get_environment(None, capture_macros=True)
