@@ -21,7 +21,7 @@ from dbt_common.clients.jinja import get_environment
 
 import dbt.include.vulcan as vulcan_project
 from dbt.adapters.vulcan.impl import VulcanAdapter
-from dbt.adapters.vulcan.state_cache import StateCache, now_utc
+from dbt.adapters.vulcan.state_cache import now_utc
 
 PROJECTS = [core_project.PACKAGE_PATH, spark_project.PACKAGE_PATH, vulcan_project.PACKAGE_PATH]
 # dbt's dispatch order per adapter type: the adapter, its parents, then default
@@ -93,7 +93,6 @@ class FakeAdapter:
     def __init__(self, harness: Harness) -> None:
         self._harness = harness
         self._real = VulcanAdapter.__new__(VulcanAdapter)
-        self._real._vulcan_state = StateCache()
         self._real._vulcan_now = now_utc()
 
     def dispatch(self, name: str, macro_namespace: str | None = None) -> Any:

@@ -6,12 +6,9 @@ time macros, planner) and reaches the macros through the `@available` methods be
 
 from __future__ import annotations
 
-import json
-import logging
 import threading
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import field, make_dataclass
 from typing import Any, TypeAlias
 
@@ -20,13 +17,10 @@ from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.vulcan import config as model_config
-from dbt.adapters.vulcan import config_keys, operations, planner, python_models
+from dbt.adapters.vulcan import config_keys, planner, python_models
 from dbt.adapters.vulcan.connections import VulcanConnectionManager
-from dbt.adapters.vulcan.state import StateRow, compact
-from dbt.adapters.vulcan.state_cache import StateCache, now_utc, row_from_record, values_sql
-from dbt.adapters.vulcan.timeutil import VulcanConfigError, parse_end, parse_time
-
-TABLE_NOT_FOUND = ("TABLE_OR_VIEW_NOT_FOUND", "Table or view not found", "SCHEMA_NOT_FOUND")
+from dbt.adapters.vulcan.state_cache import now_utc
+from dbt.adapters.vulcan.timeutil import VulcanConfigError, parse_time
 
 # Serializes this process's state-log reads and appends across dbt threads: concurrent first
 # use would race on CREATE TABLE, and concurrent INSERTs into one parquet table collide on
@@ -46,19 +40,6 @@ VulcanConfig = make_dataclass(
     ],
     bases=(SparkConfig,),
 )
-
-
-@contextmanager
-def _quiet_spark_errors() -> Iterator[None]:
-    """pyspark logs every failed statement at ERROR; probing for the state table is expected
-    to fail once, on first use, and must not look like a failure."""
-    spark_logger = logging.getLogger("SQLQueryContextLogger")
-    level = spark_logger.level
-    spark_logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        spark_logger.setLevel(level)
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
@@ -85,7 +66,6 @@ class VulcanAdapter(SparkAdapter):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._vulcan_state = StateCache()
         self._vulcan_now = now_utc()
         self._python_models = python_models.PythonModels()
 
@@ -244,29 +224,6 @@ class VulcanAdapter(SparkAdapter):
     # --- state ----------------------------------------------------------------------------
 
     @available
-    def vulcan_load_state(self, read_sql: str, create_sqls: list[str]) -> None:
-        """Read the state log once per invocation (creating the table on first use): the
-        run-operations' reports read it from here."""
-        with _STATE_LOCK:
-            self._load_state(read_sql, create_sqls)
-
-    def _load_state(self, read_sql: str, create_sqls: list[str]) -> None:
-        if self._vulcan_state.loaded:
-            return
-        try:
-            with _quiet_spark_errors():
-                _, table = self.execute(read_sql, fetch=True)
-        except DbtRuntimeError as exc:
-            if not any(marker in str(exc) for marker in TABLE_NOT_FOUND):
-                raise
-            if self._create_state_table(create_sqls):
-                self._vulcan_state.load([])
-                return
-            # another dbt process created it at the same moment: read what it holds now
-            _, table = self.execute(read_sql, fetch=True)
-        self._vulcan_state.load(row_from_record(tuple(r)) for r in table.rows)
-
-    @available
     def vulcan_create_state_table(self, create_sqls: list[str]) -> str:
         """Create the state table if needed (the package's on-run-start hook), retrying a
         CREATE that lost a race with another dbt process."""
@@ -289,34 +246,6 @@ class VulcanAdapter(SparkAdapter):
                     raise
                 time.sleep(0.5 * (attempt + 1))
         return False
-
-    def _state_rows(
-        self,
-        relation: str,
-        model_id: str,
-        intervals: list[list[str]],
-        row_type: str,
-        details: str = "",
-    ) -> list[StateRow]:
-        """State rows of a run-operation (vulcan_restate), escaped by values_sql."""
-        from dbt_common.invocation import get_invocation_id
-
-        recorded = now_utc()
-        return [
-            StateRow(
-                relation=relation,
-                start=parse_time(start, "interval_start", bounded=False),
-                end=parse_time(end, "interval_end", bounded=False),
-                kind=row_type,
-                fingerprint="",
-                invocation_id=get_invocation_id(),
-                recorded_at=recorded,
-                seq=self._vulcan_state.next_seq(),
-                model_id=model_id,
-                details=details,
-            )
-            for start, end in intervals
-        ]
 
     @available
     def vulcan_append_state(self, insert_sql: str) -> str:
@@ -580,119 +509,3 @@ class VulcanAdapter(SparkAdapter):
         raise DbtRuntimeError(
             f"unknown SCD2 statement {statement!r} (create, rewrite, changes, merge)"
         )
-
-    # --- operations -----------------------------------------------------------------------
-
-    def _op_vars(self, start: Any, end: Any, execution_time: Any) -> planner.RunVars:
-        raw = {"vulcan_start": start, "vulcan_end": end, "vulcan_execution_time": execution_time}
-        try:
-            return planner.RunVars.parse(raw, self._vulcan_now)
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-
-    @available
-    def vulcan_select_models(self, nodes: list[Any], select: Any = None) -> list[Any]:
-        """dbt-vulcan models of the graph matching `select` (names, tag:<t>); all when empty."""
-        try:
-            return operations.select_nodes(nodes, select)
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-
-    @available
-    def vulcan_plan_report(
-        self,
-        nodes: list[Any],
-        exists: dict[str, bool],
-        start: Any = None,
-        end: Any = None,
-        execution_time: Any = None,
-    ) -> str:
-        run_vars = self._op_vars(start, end, execution_time)
-        states = self._vulcan_state.all_relations()
-        reports = operations.build_reports(nodes, states, exists, run_vars)
-        return operations.format_plan(reports, run_vars.execution_time)
-
-    @available
-    def vulcan_status_report(
-        self, nodes: list[Any], exists: dict[str, bool], since: Any = None, until: Any = None
-    ) -> str:
-        run_vars = self._op_vars(None, None, None)
-        try:
-            low = parse_time(since, "since") if since else None
-            high = parse_end(until, "until") if until else None
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-        states = self._vulcan_state.all_relations()
-        reports = operations.build_reports(nodes, states, exists, run_vars)
-        return operations.format_status(reports, states, nodes, low, high)
-
-    @available
-    def vulcan_history_report(self, nodes: list[Any], limit: Any = 10) -> str:
-        try:
-            count = int(limit)
-        except (TypeError, ValueError):
-            raise CompilationError(f"limit: {limit!r} is not a whole number") from None
-        return operations.format_history(nodes, self._vulcan_state.all_relations(), count)
-
-    @available
-    def vulcan_restate_rows(self, nodes: list[Any], start: Any, end: Any) -> dict[str, Any]:
-        """Removal rows for vulcan_restate, and the messages to print."""
-        try:
-            planned = operations.restatements(nodes, start, end)
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-        rows: list[StateRow] = []
-        messages = []
-        by_relation = {operations.relation_key(n): n for n in nodes}
-        for item in planned:
-            details = json.dumps({"restate": True, "full": item.full})
-            node = by_relation[item.relation]
-            rows += self._state_rows(
-                item.relation,
-                str(_get(node, "unique_id", "")),
-                [[item.start, item.end]],
-                "removed",
-                details,
-            )
-            if item.warning:
-                messages.append(f"Warning: {item.warning}")
-            scope = "whole history" if item.full else f"{item.start} - {item.end}"
-            messages.append(f"Restated {item.name}: {scope}; the next dbt run recomputes it")
-        return {"values_sql": values_sql(rows), "rows": rows, "messages": messages}
-
-    @available
-    def vulcan_compact_rows(self) -> dict[str, Any]:
-        """The compacted log (equivalent replay), to rewrite the state table with."""
-        before = [r for s in self._vulcan_state.all_relations().values() for r in s.rows]
-        after = compact(before)
-        return {
-            "values_sql": values_sql(after),
-            "rows": after,
-            "before": len(before),
-            "after": len(after),
-        }
-
-    @available
-    def vulcan_compacted(self, rows: Mapping[str, Any]) -> None:
-        self._vulcan_state.load(rows["rows"])
-
-    @available
-    def vulcan_compiled_code(self, node: Any) -> str:
-        """A model's compiled SQL from target/compiled (written by dbt compile / run)."""
-        from pathlib import Path
-
-        root = Path(str(getattr(self.config, "project_root", ".")))
-        target = Path(str(getattr(self.config, "target_path", "target")))
-        path = (
-            root
-            / target
-            / "compiled"
-            / str(_get(node, "package_name"))
-            / str(_get(node, "original_file_path"))
-        )
-        if not path.exists():
-            raise CompilationError(
-                f"No compiled SQL for model '{_get(node, 'name')}' at {path}: "
-                f"run `dbt compile -s {_get(node, 'name')}` first"
-            )
-        return path.read_text()

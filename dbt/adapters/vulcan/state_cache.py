@@ -1,14 +1,12 @@
-"""The interval log as the adapter holds it during one dbt invocation.
-
-The log is read once per invocation (one Spark statement), then every model run of the
-invocation plans from memory, and each append the invocation makes is added here after its
-INSERT committed. Threads share one cache, so access is locked.
+"""The interval log's rows in Python: one relation's state (RelationState), reading and
+writing log rows. The runs and operations read and write the log with the package's SQL
+(macros/planning, macros/state, macros/operations); this module is the test oracle's side:
+the Python planner (planner.plan_model) and operations.py plan and report from it.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -120,48 +118,6 @@ def row_details(row: StateRow) -> dict[str, Any]:
     except ValueError:
         return {}
     return loaded if isinstance(loaded, dict) else {}
-
-
-class StateCache:
-    """Thread-safe, invocation-wide copy of the state log."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._rows: dict[str, list[StateRow]] | None = None
-        self._seq = 0
-
-    @property
-    def loaded(self) -> bool:
-        with self._lock:
-            return self._rows is not None
-
-    def load(self, rows: Iterable[StateRow]) -> None:
-        grouped: dict[str, list[StateRow]] = {}
-        for row in rows:
-            grouped.setdefault(row.relation, []).append(row)
-        with self._lock:
-            self._rows = grouped
-
-    def relation(self, relation: str) -> RelationState:
-        with self._lock:
-            rows = (self._rows or {}).get(relation, [])
-            return RelationState(tuple(rows))
-
-    def all_relations(self) -> dict[str, RelationState]:
-        with self._lock:
-            return {k: RelationState(tuple(v)) for k, v in (self._rows or {}).items()}
-
-    def next_seq(self) -> int:
-        with self._lock:
-            self._seq += 1
-            return self._seq
-
-    def add(self, rows: Iterable[StateRow]) -> None:
-        with self._lock:
-            if self._rows is None:
-                self._rows = {}
-            for row in rows:
-                self._rows.setdefault(row.relation, []).append(row)
 
 
 def now_utc() -> datetime:

@@ -1,11 +1,84 @@
 {#- dbt run-operation vulcan_plan --args '{select: "daily_sales tag:sales", start: ..., end: ..., execution_time: ...}'
     Per model: processed coverage, missing intervals, the batches the next `dbt run` (with the
-    same vars) executes, pending restatements, and models changed since they were recorded. -#}
+    same vars) executes, pending restatements, and models changed since they were recorded.
+    The batches come from vulcan_model_plan, the planner the materializations run, so the
+    prediction is what the next run executes. -#}
 {% macro vulcan_plan(select=none, start=none, end=none, execution_time=none) %}
   {{ return(adapter.dispatch('vulcan_plan', 'dbt_vulcan')(select, start, end, execution_time)) }}
 {% endmacro %}
 
 {% macro default__vulcan_plan(select, start, end, execution_time) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
-  {{ print(adapter.vulcan_plan_report(found.nodes, found.exists, start, end, execution_time)) }}
+  {%- set run = dbt_vulcan.vulcan_run_vars(none, {'vulcan_start': start, 'vulcan_end': end, 'vulcan_execution_time': execution_time}) -%}
+  {%- set keys = [] -%}
+  {%- for node in found.nodes -%}{%- do keys.append(dbt_vulcan._vulcan_op_key(node)) -%}{%- endfor -%}
+  {%- set by_key = dbt_vulcan._vulcan_op_read_log(keys) -%}
+  {%- set plans = {} -%}
+  {%- for node in found.nodes -%}
+    {%- set checked = dbt_vulcan._vulcan_cfg_run(node, node.config.materialized) -%}
+    {%- if not checked.message -%}
+      {%- set relation = {'schema': node.schema, 'identifier': node.alias or node.name} -%}
+      {%- do plans.update({node.unique_id: dbt_vulcan.vulcan_model_plan(checked.settings, relation, not found.exists[node.unique_id], node, run)}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set reports = dbt_vulcan._vulcan_op_reports(found.nodes, found.exists, by_key, run, plans) -%}
+  {{ print(dbt_vulcan._vulcan_op_format_plan(reports, run.execution_time)) }}
+{% endmacro %}
+
+{#- The plan's text (operations.format_plan). -#}
+{% macro _vulcan_op_format_plan(reports, execution_time) %}
+  {%- set ranges = dbt_vulcan._vulcan_op_ranges -%}
+  {%- set lines = ['vulcan plan (execution time ' ~ dbt_vulcan._vulcan_format_ts(execution_time) ~ ')', ''] -%}
+  {%- set backfill = [] -%}
+  {%- for r in reports if not r.error and r.tracked and r.batches -%}{%- do backfill.append(r) -%}{%- endfor -%}
+  {%- if backfill -%}
+    {%- do lines.append('Models needing backfill (missing dates):') -%}
+    {%- for r in backfill -%}
+      {%- set due = [] -%}
+      {%- for b in r.batches -%}
+        {%- do due.append([dbt_vulcan._vulcan_micros(dbt_vulcan._vulcan_ts(b.start)), dbt_vulcan._vulcan_micros(dbt_vulcan._vulcan_ts(b.end))]) -%}
+      {%- endfor -%}
+      {%- do lines.append(('└──' if loop.last else '├──') ~ ' ' ~ r.name ~ ': ' ~ ranges(due, r.date_grain)) -%}
+    {%- endfor -%}
+  {%- else -%}
+    {%- do lines.append('No missing intervals: every tracked model is up to date.') -%}
+  {%- endif -%}
+  {%- set rebuilds = [] -%}
+  {%- for r in reports if not r.error and (not r.exists or r.full_restatement) -%}{%- do rebuilds.append(r) -%}{%- endfor -%}
+  {%- if rebuilds -%}
+    {%- do lines.extend(['', 'Models the next run builds from scratch:']) -%}
+    {%- for r in rebuilds -%}
+      {%- do lines.append('  ' ~ r.name ~ ' (' ~ r.kind ~ '): ' ~ ('table missing' if not r.exists else 'full-history restatement pending')) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set changed = [] -%}
+  {%- for r in reports if r.changed -%}{%- do changed.append(r) -%}{%- endfor -%}
+  {%- if changed -%}
+    {%- do lines.extend(['', 'Models changed since their intervals were recorded:']) -%}
+    {%- for r in changed -%}
+      {%- do lines.append('  ' ~ r.name ~ ': processed intervals are kept; restate to recompute') -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- do lines.extend(['', 'Details:']) -%}
+  {%- for r in reports if not r.error -%}
+    {%- do lines.append('  ' ~ r.name ~ ' [' ~ r.kind ~ ']') -%}
+    {%- if not r.tracked -%}
+      {%- do lines.append('    not interval-tracked (no start): the next run processes the query once') -%}
+    {%- else -%}
+      {%- do lines.append('    processed: ' ~ ranges(r.processed, r.date_grain)) -%}
+      {%- do lines.append('    missing:   ' ~ ranges(r.missing, r.date_grain)) -%}
+      {%- if r.pending_restatements -%}
+        {%- do lines.append('    restated, pending: ' ~ ranges(r.pending_restatements, r.date_grain)) -%}
+      {%- endif -%}
+      {%- set count = r.batches | length -%}
+      {%- do lines.append('    next run: ' ~ count ~ ' batch' ~ ('es' if count != 1 else '')) -%}
+      {%- for b in r.batches -%}
+        {%- do lines.append('      [' ~ b['index'] ~ '/' ~ b['count'] ~ '] ' ~ b.label) -%}
+      {%- endfor -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- for r in reports if r.error -%}
+    {%- do lines.extend(['', 'Error in ' ~ r.name ~ ': ' ~ r.error]) -%}
+  {%- endfor -%}
+  {{ return(lines | join('\n')) }}
 {% endmacro %}

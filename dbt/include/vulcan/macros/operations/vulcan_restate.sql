@@ -1,16 +1,81 @@
 {#- dbt run-operation vulcan_restate --args '{select: daily_sales, start: 2025-01-03, end: 2025-01-05}'
     Records the range as removed (nothing else is touched): the next `dbt run` recomputes it.
     Kinds that only support full-history restatement are widened (with a warning) and rebuilt
-    by the next run; models with disable_restatement: true are refused. -#}
+    by the next run; models with disable_restatement: true are refused. Every refusal is raised
+    before anything is recorded. -#}
 {% macro vulcan_restate(select=none, start=none, end=none) %}
   {{ return(adapter.dispatch('vulcan_restate', 'dbt_vulcan')(select, start, end)) }}
 {% endmacro %}
 
 {% macro default__vulcan_restate(select, start, end) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
-  {%- set rows = adapter.vulcan_restate_rows(found.nodes, start, end) -%}
-  {% do dbt_vulcan.vulcan_record_intervals(rows.values_sql) %}
-  {%- for message in rows.messages -%}
+  {%- set planned = dbt_vulcan._vulcan_op_restatements(found.nodes, start, end) -%}
+  {%- set values = [] -%}
+  {%- set messages = [] -%}
+  {%- for item in planned -%}
+    {%- set details = '{"restate": true, "full": ' ~ ('true' if item.full else 'false') ~ '}' -%}
+    {%- do values.append(dbt_vulcan.vulcan_state_values(item.relation, [[item.start, item.end]], 'removed', '', details, item.model_id)) -%}
+    {%- if item.warning -%}{%- do messages.append('Warning: ' ~ item.warning) -%}{%- endif -%}
+    {%- do messages.append('Restated ' ~ item.name ~ ': ' ~ ('whole history' if item.full else item.start ~ ' - ' ~ item.end) ~ '; the next dbt run recomputes it') -%}
+  {%- endfor -%}
+  {% do dbt_vulcan.vulcan_record_intervals(values | join(',\n')) %}
+  {%- for message in messages -%}
     {{ print(message) }}
   {%- endfor -%}
+{% endmacro %}
+
+{#- What vulcan_restate records per model (operations.restatements): [{relation (schema and
+    identifier), name, model_id, start, end ('YYYY-MM-DD HH:MM:SS[.ffffff]'), full, warning}];
+    the range aligned to the model's interval unit, or the whole history from the model's start
+    for the kinds that only support that. -#}
+{% macro _vulcan_op_restatements(nodes, start, end) %}
+  {%- if start is none or end is none -%}
+    {{ exceptions.raise_compiler_error('vulcan_restate: both start and end are required (dates)') }}
+  {%- endif -%}
+  {%- set low = dbt_vulcan._vulcan_cfg_parse_time(start, 'start') -%}
+  {%- if low.error -%}{{ exceptions.raise_compiler_error(low.error) }}{%- endif -%}
+  {%- set high = dbt_vulcan._vulcan_cfg_parse_time(end, 'end', true) -%}
+  {%- if high.error -%}{{ exceptions.raise_compiler_error(high.error) }}{%- endif -%}
+  {%- if low.time >= high.time -%}
+    {{ exceptions.raise_compiler_error('start: ' ~ dbt_vulcan._vulcan_cfg_repr(start) ~ ' is not before end ' ~ dbt_vulcan._vulcan_cfg_repr(end)) }}
+  {%- endif -%}
+  {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
+  {%- set out = [] -%}
+  {%- set problems = [] -%}
+  {%- for node in nodes if node.config.materialized in dbt_vulcan.vulcan_kinds() -%}
+    {%- set kind = node.config.materialized -%}
+    {%- set checked = dbt_vulcan._vulcan_cfg_run(node, kind) -%}
+    {%- set owner = "model '" ~ node.name ~ "' (" ~ kind ~ ')' -%}
+    {%- if checked.message -%}
+      {%- do problems.append(checked.message) -%}
+    {%- elif checked.settings.disable_restatement -%}
+      {%- do problems.append('disable_restatement: true does not allow restating ' ~ owner ~ '; set disable_restatement false to allow it') -%}
+    {%- else -%}
+      {%- set cfg = checked.settings -%}
+      {%- set geometry = dbt_vulcan._vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
+      {%- set requested = [dbt_vulcan._vulcan_unit_floor(low.time, geometry), dbt_vulcan._vulcan_unit_ceil(high.time, geometry)] -%}
+      {%- set full = kind != 'incremental_by_time_range' -%}
+      {%- set chosen = requested -%}
+      {%- set warning = none -%}
+      {%- if full -%}
+        {%- set first = dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_ts(cfg.start), geometry) if cfg.start else modules.datetime.datetime(1900, 1, 1) -%}
+        {%- set chosen = [first, modules.datetime.datetime(9999, 12, 31)] -%}
+        {%- if not (requested[0] <= chosen[0] and requested[1] >= chosen[1]) -%}
+          {%- set shown = dbt_vulcan._vulcan_op_range(dbt_vulcan._vulcan_micros(requested[0]), dbt_vulcan._vulcan_micros(requested[1]), cfg.interval_unit in ('day', 'week', 'month', 'quarter', 'year')) -%}
+          {%- set warning = owner ~ ' only supports full-history restatement: the requested range ' ~ shown ~ ' was widened to the whole history from ' ~ fmt(first) -%}
+        {%- endif -%}
+      {%- endif -%}
+      {%- do out.append({
+        'relation': {'schema': node.schema, 'identifier': node.alias or node.name},
+        'name': node.name, 'model_id': node.unique_id, 'start': fmt(chosen[0]), 'end': fmt(chosen[1]),
+        'full': full, 'warning': warning,
+      }) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if problems -%}
+    {%- set lines = [] -%}
+    {%- for p in problems -%}{%- do lines.append('  - ' ~ p) -%}{%- endfor -%}
+    {{ exceptions.raise_compiler_error('vulcan_restate refused:\n' ~ lines | join('\n')) }}
+  {%- endif -%}
+  {{ return(out) }}
 {% endmacro %}

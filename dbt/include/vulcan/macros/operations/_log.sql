@@ -1,0 +1,197 @@
+{#- The state log as the operations read it: ONE query per operation, then replayed here.
+
+    Times are epoch microseconds (UTC wall clock, read field by field in SQL, so the session
+    time zone plays no part); a range is [start, end) as a two-item list. Replay order is
+    (recorded_at, seq), then processed before removed and the bounds as a deterministic
+    tie-break (the SQL planner's order): a processed row adds its range, a removed row
+    subtracts it. dbt/adapters/vulcan/state.py (replay, compact) and state_cache.py
+    (RelationState) are the test oracle (tests/unit/test_operation_macros.py). -#}
+
+{#- {relation key: [row, ...] in replay order} for the relations in `keys` (every relation
+    when `keys` is none). A row: {relation, model_id, start, end, row_type, fingerprint,
+    invocation_id, at, seq, details}; start, end and at (recorded_at) in microseconds. -#}
+{% macro _vulcan_op_read_log(keys=none) %}
+  {%- set by_key = {} -%}
+  {%- if keys is not none and keys | length == 0 -%}{{ return(by_key) }}{%- endif -%}
+  {%- set quoted = [] -%}
+  {%- for key in (keys or []) -%}{%- do quoted.append(dbt_vulcan.vulcan_sql_string(key)) -%}{%- endfor -%}
+  {%- set us = dbt_vulcan._vulcan_plan_us -%}
+  {%- set sql -%}
+    select relation, model_id, {{ us('interval_start') }} as s, {{ us('interval_end') }} as e,
+      row_type, fingerprint, invocation_id, {{ us('recorded_at') }} as at, coalesce(seq, 0) as seq,
+      details
+    from {{ dbt_vulcan.vulcan_state_relation() }}
+    {%- if keys is not none %}
+    where relation in ({{ quoted | join(', ') }})
+    {%- endif %}
+    order by relation, at, seq, case row_type when 'processed' then 1 when 'removed' then 2 else 3 end, s, e
+  {%- endset -%}
+  {%- for r in run_query(sql) -%}
+    {%- set key = r[0] | string -%}
+    {%- if key not in by_key -%}{%- do by_key.update({key: []}) -%}{%- endif -%}
+    {%- do by_key[key].append({
+      'relation': key, 'model_id': (r[1] or '') | string, 'start': r[2] | int, 'end': r[3] | int,
+      'row_type': r[4] | string, 'fingerprint': (r[5] or '') | string,
+      'invocation_id': (r[6] or '') | string, 'at': r[7] | int, 'seq': r[8] | int,
+      'details': (r[9] or '') | string,
+    }) -%}
+  {%- endfor -%}
+  {{ return(by_key) }}
+{% endmacro %}
+
+{#- The JSON `details` of a row as a mapping ({} when empty, malformed or not an object). -#}
+{% macro _vulcan_op_details(row) %}
+  {%- set loaded = fromjson(row.details, {}) if row.details else {} -%}
+  {{ return(loaded if loaded is mapping else {}) }}
+{% endmacro %}
+
+{#- What the log says about one relation (rows in replay order), as RelationState:
+    {processed (the replay), pending_restatements (restated ranges not processed since),
+     pending_full (a full-history restatement with no reset after it), latest (the latest
+     processed row, or none)}. -#}
+{% macro _vulcan_op_summary(rows) %}
+  {%- set st = {'processed': [], 'restated': [], 'pending_full': false, 'latest': none} -%}
+  {%- for row in rows -%}
+    {%- set flags = dbt_vulcan._vulcan_op_details(row) -%}
+    {%- if row.row_type == 'processed' -%}
+      {%- do st.update({'processed': dbt_vulcan._vulcan_op_add(st.processed, row.start, row.end), 'latest': row}) -%}
+    {%- elif row.row_type == 'removed' -%}
+      {%- do st.update({'processed': dbt_vulcan._vulcan_op_cut(st.processed, row.start, row.end)}) -%}
+    {%- endif -%}
+    {%- if row.row_type != 'processed' and flags.get('restate') -%}
+      {%- do st.restated.append([row.start, row.end]) -%}
+      {%- do st.update({'pending_full': st.pending_full or (true if flags.get('full') else false)}) -%}
+    {%- endif -%}
+    {%- if flags.get('reset') -%}{%- do st.update({'pending_full': false}) -%}{%- endif -%}
+  {%- endfor -%}
+  {{ return({
+    'processed': st.processed,
+    'pending_restatements': dbt_vulcan._vulcan_op_subtract(dbt_vulcan._vulcan_op_merge(st.restated), st.processed),
+    'pending_full': st.pending_full,
+    'latest': st.latest,
+  }) }}
+{% endmacro %}
+
+{#- The compacted log of every relation in `by_key` (state.compact): per relation (sorted),
+    one processed row per replayed range (sorted), carrying the fingerprint, invocation id,
+    recorded_at, seq, model id and details of the latest processed row overlapping it. -#}
+{% macro _vulcan_op_compact(by_key) %}
+  {%- set out = [] -%}
+  {%- for key in by_key | sort -%}
+    {%- set rows = by_key[key] -%}
+    {%- set ranges = dbt_vulcan._vulcan_op_summary(rows).processed -%}
+    {%- set latest = {} -%}
+    {%- for row in rows if row.row_type == 'processed' -%}
+      {%- for r in ranges -%}
+        {%- if row.start < r[1] and row.end > r[0] -%}{%- do latest.update({loop.index0: row}) -%}{%- endif -%}
+      {%- endfor -%}
+    {%- endfor -%}
+    {%- for r in ranges -%}
+      {%- set row = latest[loop.index0] -%}
+      {%- do out.append({
+        'relation': key, 'model_id': row.model_id, 'start': r[0], 'end': r[1], 'row_type': 'processed',
+        'fingerprint': row.fingerprint, 'invocation_id': row.invocation_id, 'at': row.at,
+        'seq': row.seq, 'details': row.details,
+      }) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{% endmacro %}
+
+{#- The VALUES list of an INSERT of `rows` into the state table (state_cache.values_sql). -#}
+{% macro _vulcan_op_values_sql(rows) %}
+  {%- set s = dbt_vulcan.vulcan_sql_string -%}
+  {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
+  {%- set tuples = [] -%}
+  {%- for row in rows -%}
+    {%- do tuples.append('(' ~ [
+      s(row.relation), s(row.model_id), s(fmt(dbt_vulcan._vulcan_op_dt(row.start))),
+      s(fmt(dbt_vulcan._vulcan_op_dt(row.end))), s(row.row_type), s(row.fingerprint),
+      s(row.invocation_id), s(fmt(dbt_vulcan._vulcan_op_dt(row.at))), row.seq | int | string,
+      s(row.details),
+    ] | join(', ') ~ ')') -%}
+  {%- endfor -%}
+  {{ return(tuples | join(',\n')) }}
+{% endmacro %}
+
+{# ------------------------------------------------------------------- range arithmetic #}
+
+{#- `ranges` (sorted, disjoint, not touching) with [start, end) added (merge_ranges). -#}
+{% macro _vulcan_op_add(ranges, start, end) %}
+  {%- if start >= end -%}{{ return(ranges) }}{%- endif -%}
+  {%- set new = {'start': start, 'end': end} -%}
+  {%- set before, after = [], [] -%}
+  {%- for r in ranges -%}
+    {%- if r[1] < start -%}
+      {%- do before.append(r) -%}
+    {%- elif r[0] > end -%}
+      {%- do after.append(r) -%}
+    {%- else -%}
+      {%- do new.update({'start': [new.start, r[0]] | min, 'end': [new.end, r[1]] | max}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(before + [[new.start, new.end]] + after) }}
+{% endmacro %}
+
+{#- `ranges` (sorted, disjoint) without [start, end). -#}
+{% macro _vulcan_op_cut(ranges, start, end) %}
+  {%- if start >= end -%}{{ return(ranges) }}{%- endif -%}
+  {%- set out = [] -%}
+  {%- for r in ranges -%}
+    {%- if r[1] <= start or r[0] >= end -%}
+      {%- do out.append(r) -%}
+    {%- else -%}
+      {%- if r[0] < start -%}{%- do out.append([r[0], start]) -%}{%- endif -%}
+      {%- if r[1] > end -%}{%- do out.append([end, r[1]]) -%}{%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{% endmacro %}
+
+{#- The parts of merged `a` not covered by merged `b` (state.subtract). -#}
+{% macro _vulcan_op_subtract(a, b) %}
+  {%- set st = {'left': a} -%}
+  {%- for r in b -%}
+    {%- do st.update({'left': dbt_vulcan._vulcan_op_cut(st.left, r[0], r[1])}) -%}
+  {%- endfor -%}
+  {{ return(st.left) }}
+{% endmacro %}
+
+{#- Sorted, overlapping or touching ranges merged; empty ones dropped (merge_ranges). -#}
+{% macro _vulcan_op_merge(ranges) %}
+  {%- set out = [] -%}
+  {%- for r in ranges | sort if r[0] < r[1] -%}
+    {%- if out and r[0] <= out[-1][1] -%}
+      {%- if r[1] > out[-1][1] -%}{%- do out.append([out.pop()[0], r[1]]) -%}{%- endif -%}
+    {%- else -%}
+      {%- do out.append([r[0], r[1]]) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{% endmacro %}
+
+{#- a naive UTC datetime from epoch microseconds -#}
+{% macro _vulcan_op_dt(micros) %}
+  {{ return(modules.datetime.datetime(1970, 1, 1) + modules.datetime.timedelta(microseconds=micros | int)) }}
+{% endmacro %}
+
+{#- 'YYYY-MM-DD - YYYY-MM-DD' (inclusive days) for a day-or-coarser unit on midnight bounds,
+    else the two timestamps (timeutil.format_range); start and end in microseconds. -#}
+{% macro _vulcan_op_range(start, end, date_grain) %}
+  {%- set low, high = dbt_vulcan._vulcan_op_dt(start), dbt_vulcan._vulcan_op_dt(end) -%}
+  {%- set midnight = modules.datetime.time() -%}
+  {%- if date_grain and low.time() == midnight and high.time() == midnight -%}
+    {%- set last_day = [(high - modules.datetime.timedelta(days=1)).date(), low.date()] | max -%}
+    {{ return(low.date().isoformat() ~ ' - ' ~ last_day.isoformat()) }}
+  {%- endif -%}
+  {{ return(dbt_vulcan._vulcan_format_ts(low) ~ ' - ' ~ dbt_vulcan._vulcan_format_ts(high)) }}
+{% endmacro %}
+
+{#- ranges merged and shown ('none' when empty), as operations._ranges -#}
+{% macro _vulcan_op_ranges(ranges, date_grain) %}
+  {%- set shown = [] -%}
+  {%- for r in dbt_vulcan._vulcan_op_merge(ranges) -%}
+    {%- do shown.append(dbt_vulcan._vulcan_op_range(r[0], r[1], date_grain)) -%}
+  {%- endfor -%}
+  {{ return(shown | join(', ') if shown else 'none') }}
+{% endmacro %}

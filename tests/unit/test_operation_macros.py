@@ -1,0 +1,519 @@
+"""The run-operations in Jinja (macros/operations/), checked against their Python oracle:
+model selection (operations.select_nodes), the log's replay and compaction (state.replay,
+state.compact, state_cache.RelationState and values_sql), the texts of plan, status and
+history (operations.build_reports + format_*, with planner.plan_model's batches) and what
+vulcan_restate records (operations.restatements), on hypothesis-generated logs."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dbt.adapters.vulcan import config as model_config
+from dbt.adapters.vulcan import operations
+from dbt.adapters.vulcan.planner import RunVars, plan_model
+from dbt.adapters.vulcan.state import StateRow, compact
+from dbt.adapters.vulcan.state_cache import RelationState, values_sql
+from dbt.adapters.vulcan.timeutil import VulcanConfigError
+from tests.unit.macro_harness import CompilerError, FakeResult, Harness, squash
+
+_H = Harness()
+EPOCH = datetime(1970, 1, 1)
+T0 = datetime(2025, 1, 1)
+RECORDED = datetime(2025, 6, 1, 8, 30)
+
+
+def micros(dt: datetime) -> int:
+    delta = dt - EPOCH
+    return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def node(
+    name: str, config: dict[str, Any], tags: list[str] | None = None, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "unique_id": f"model.p.{name}",
+        "resource_type": "model",
+        "schema": "Sales",
+        "alias": name,
+        "database": None,
+        "tags": tags or [],
+        "raw_code": f"select * from src_{name}",
+        "language": "sql",
+        "config": config,
+        "unrendered_config": {},
+        **extra,
+    }
+
+
+TR = "incremental_by_time_range"
+NODES = [
+    node(
+        "daily",
+        {"materialized": TR, "time_column": "d", "start": "2025-01-01", "batch_size": 3},
+        ["sales"],
+    ),
+    node(
+        "hourly",
+        {
+            "materialized": TR,
+            "time_column": "t",
+            "cron": "0 * * * *",
+            "start": "2025-01-02 05:00",
+            "lookback": 2,
+        },
+        ["sales", "fine"],
+    ),
+    node(
+        "monthly",
+        {"materialized": TR, "time_column": "d", "interval_unit": "month", "start": "2025-01-15"},
+    ),
+    node(
+        "weekly",
+        {"materialized": TR, "time_column": "d", "cron": "@weekly", "start": "2025-01-01"},
+    ),
+    node(
+        "bounded",
+        {
+            "materialized": TR,
+            "time_column": "d",
+            "start": "2025-01-03",
+            "end": "2025-02-10",
+            "batch_size": 5,
+        },
+    ),
+    node(
+        "partial",
+        {
+            "materialized": TR,
+            "time_column": "d",
+            "interval_unit": "day",
+            "cron": "0 */6 * * *",
+            "allow_partials": True,
+            "start": "2025-01-01",
+        },
+    ),
+    node("keyed", {"materialized": "incremental_by_unique_key", "unique_key": ["id"]}),
+    node(
+        "keyed_start",
+        {"materialized": "incremental_by_unique_key", "unique_key": "id", "start": "2025-01-05"},
+    ),
+    node("broken", {"materialized": TR, "start": "2025-01-01", "lookback": -1}),
+    node("locked", {"materialized": "incremental_unmanaged", "disable_restatement": True}),
+]
+OTHERS = [
+    {**node("plain", {"materialized": "table"})},
+    {**node("seed_like", {"materialized": TR}), "resource_type": "seed"},
+]
+KEYS = [operations.relation_key(n) for n in NODES]
+
+
+# ----------------------------------------------------------------------------- the log
+
+
+def jinja_row(row: StateRow) -> dict[str, Any]:
+    return {
+        "relation": row.relation,
+        "model_id": row.model_id,
+        "start": micros(row.start),
+        "end": micros(row.end),
+        "row_type": row.kind,
+        "fingerprint": row.fingerprint,
+        "invocation_id": row.invocation_id,
+        "at": micros(row.recorded_at),
+        "seq": row.seq,
+        "details": row.details,
+    }
+
+
+def sql_order(row: StateRow) -> tuple[Any, ...]:
+    kind = {"processed": 1, "removed": 2}.get(row.kind, 3)
+    return (row.relation, row.recorded_at, row.seq, kind, row.start, row.end)
+
+
+def by_key(rows: list[StateRow]) -> dict[str, list[dict[str, Any]]]:
+    """What _vulcan_op_read_log returns for `rows` (the query orders them)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in sorted(rows, key=sql_order):
+        out.setdefault(row.relation, []).append(jinja_row(row))
+    return out
+
+
+def states(rows: list[StateRow]) -> dict[str, RelationState]:
+    grouped: dict[str, list[StateRow]] = {}
+    for row in rows:
+        grouped.setdefault(row.relation, []).append(row)
+    return {k: RelationState(tuple(v)) for k, v in grouped.items()}
+
+
+DETAILS = [
+    "",
+    "",
+    '{"restate": true, "full": false}',
+    '{"restate": true, "full": true}',
+    '{"reset": true}',
+    '{"time_type": "date"}',
+    "not json",
+    "null",
+]
+
+
+@st.composite
+def logs(draw: Any, relations: list[str], max_rows: int = 14) -> list[StateRow]:
+    """Rows of the given relations; ranges on hour boundaries (sometimes odd minutes) over
+    about 100 days from 2025-01-01, empty ones included; recorded_at often tied, seq unique."""
+    count = draw(st.integers(0, max_rows))
+    rows = []
+    for index in range(count):
+        start = T0 + timedelta(hours=draw(st.integers(-48, 2400)))
+        if draw(st.integers(0, 5)) == 0:
+            start += timedelta(minutes=draw(st.integers(1, 59)))
+        length = timedelta(hours=draw(st.sampled_from([0, 1, 5, 24, 48, 72, 200, 700])))
+        rows.append(
+            StateRow(
+                relation=draw(st.sampled_from(relations)),
+                start=start,
+                end=start + length,
+                kind=draw(st.sampled_from(["processed", "processed", "removed"])),
+                fingerprint=draw(st.sampled_from(["f1", "f2", ""])),
+                invocation_id=draw(st.sampled_from(["inv-a", "inv-b", "inv-c"])),
+                recorded_at=RECORDED + timedelta(seconds=draw(st.integers(0, 6))),
+                seq=index,
+                model_id=draw(st.sampled_from(["model.p.x", ""])),
+                details=draw(st.sampled_from(DETAILS)),
+            )
+        )
+    return rows
+
+
+def iv(ranges: list[tuple[datetime, datetime]]) -> list[list[int]]:
+    return [[micros(s), micros(e)] for s, e in ranges]
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=logs(["s.m"], max_rows=20))
+def test_replay_equals_relation_state(rows: list[StateRow]) -> None:
+    oracle = RelationState(tuple(rows))
+    got = _H.call("_vulcan_op_summary", by_key(rows).get("s.m", []))
+    assert got["processed"] == iv(oracle.processed)
+    assert got["pending_restatements"] == iv(oracle.pending_restatements)
+    assert got["pending_full"] == oracle.pending_full_restatement
+    latest = oracle.latest
+    assert got["latest"] == (jinja_row(latest) if latest is not None else None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=logs(["s.b", "s.a", "s.c"], max_rows=20))
+def test_compact_equals_state_compact(rows: list[StateRow]) -> None:
+    got = _H.call("_vulcan_op_compact", by_key(rows))
+    expected = compact(rows)
+    assert got == [jinja_row(r) for r in expected]
+    assert _H.call("_vulcan_op_values_sql", got) == values_sql(expected)
+
+
+def test_values_sql_escapes() -> None:
+    row = StateRow(
+        "s.m", T0, T0 + timedelta(microseconds=5), "processed", "f'1", "i\\d", RECORDED, 3
+    )
+    got = _H.call("_vulcan_op_values_sql", [jinja_row(row), jinja_row(row)])
+    assert got == values_sql([row, row])
+
+
+def test_read_log_is_one_query_and_reads_every_column() -> None:
+    seen: list[str] = []
+    result = FakeResult(
+        [
+            (
+                "s.a",
+                "m1",
+                Decimal(micros(T0)),
+                Decimal(micros(T0) + 5),
+                "processed",
+                None,
+                "i1",
+                Decimal(micros(RECORDED)),
+                Decimal(2),
+                '{"reset": true}',
+            ),
+            ("s.b", None, 1, 2, "removed", "f", None, 3, 0, None),
+            ("s.a", "m1", 7, 9, "processed", "f", "i2", 4, 1, ""),
+        ]
+    )
+
+    def run_query(sql: str) -> FakeResult:
+        seen.append(squash(sql))
+        return result
+
+    _H.context["run_query"] = run_query
+    try:
+        got = _H.call("_vulcan_op_read_log", ["s.a", "s.b"])
+        assert _H.call("_vulcan_op_read_log", []) == {}
+        _H.call("_vulcan_op_read_log")
+    finally:
+        _H.context["run_query"] = _H._run_query
+    assert len(seen) == 2
+    assert "where relation in ('s.a', 's.b')" in seen[0]
+    assert "where" not in seen[1]
+    assert "order by relation, at, seq" in seen[0]
+    assert got["s.a"][0] == {
+        "relation": "s.a",
+        "model_id": "m1",
+        "start": micros(T0),
+        "end": micros(T0) + 5,
+        "row_type": "processed",
+        "fingerprint": "",
+        "invocation_id": "i1",
+        "at": micros(RECORDED),
+        "seq": 2,
+        "details": '{"reset": true}',
+    }
+    assert [r["start"] for r in got["s.a"]] == [micros(T0), 7]
+    assert got["s.b"] == [
+        {
+            "relation": "s.b",
+            "model_id": "",
+            "start": 1,
+            "end": 2,
+            "row_type": "removed",
+            "fingerprint": "f",
+            "invocation_id": "",
+            "at": 3,
+            "seq": 0,
+            "details": "",
+        }
+    ]
+
+
+# ----------------------------------------------------------------------- the reports
+
+
+@st.composite
+def situations(draw: Any) -> dict[str, Any]:
+    rows = draw(logs(KEYS, max_rows=24))
+    # a table missing or present per model
+    exists = {n["unique_id"]: draw(st.booleans()) for n in NODES}
+    execution = T0 + timedelta(
+        days=draw(st.sampled_from([2, 20, 45, 90, 140])),
+        minutes=draw(st.sampled_from([0, 0, 30, 397, 1439])),
+    )
+    chosen = draw(
+        st.lists(st.sampled_from(NODES), min_size=1, max_size=5, unique_by=lambda n: n["name"])
+    )
+    return {"rows": rows, "exists": exists, "execution": execution, "nodes": chosen}
+
+
+def py_reports(s: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    run_vars = RunVars(execution_time=s["execution"])
+    st_ = states(s["rows"])
+    return operations.build_reports(s["nodes"], st_, s["exists"], run_vars), st_
+
+
+def jinja_reports(s: dict[str, Any], with_plans: bool) -> Any:
+    run_vars = RunVars(execution_time=s["execution"])
+    st_ = states(s["rows"])
+    plans = {}
+    for n in s["nodes"] if with_plans else []:
+        try:
+            cfg = model_config.settings(n, n["config"]["materialized"])
+        except VulcanConfigError:
+            continue
+        state = st_.get(operations.relation_key(n), RelationState(()))
+        present = s["exists"][n["unique_id"]]
+        plans[n["unique_id"]] = plan_model(
+            cfg, n["raw_code"], state, run_vars, not present
+        ).as_dict()
+    return _H.call(
+        "_vulcan_op_reports",
+        s["nodes"],
+        s["exists"],
+        by_key(s["rows"]),
+        {"execution_time": s["execution"]},
+        plans,
+    )
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(s=situations())
+def test_plan_text_equals_format_plan(s: dict[str, Any]) -> None:
+    reports, _ = py_reports(s)
+    expected = operations.format_plan(reports, s["execution"])
+    got = _H.call("_vulcan_op_format_plan", jinja_reports(s, True), s["execution"])
+    assert got == expected
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    s=situations(),
+    since=st.none() | st.datetimes(datetime(2024, 12, 1), datetime(2025, 5, 1)),
+    until=st.none() | st.datetimes(datetime(2025, 1, 1), datetime(2025, 6, 1)),
+)
+def test_status_text_equals_format_status(
+    s: dict[str, Any], since: datetime | None, until: datetime | None
+) -> None:
+    reports, st_ = py_reports(s)
+    expected = operations.format_status(reports, st_, s["nodes"], since, until)
+    got = _H.call("_vulcan_op_format_status", jinja_reports(s, False), since, until)
+    assert got == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=logs(KEYS[:3], max_rows=24), limit=st.sampled_from([10, 2, 1, 0, -1]))
+def test_history_text_equals_format_history(rows: list[StateRow], limit: int) -> None:
+    nodes = NODES[:3]
+    expected = operations.format_history(nodes, states(rows), limit)
+    assert _H.call("_vulcan_op_format_history", nodes, by_key(rows), limit) == expected
+
+
+@pytest.mark.parametrize(
+    ("limit", "expected"),
+    [(10, 10), ("3", 3), (" +4 ", 4), ("1_0", 10), (2.7, 2), (True, 1), ("-1", -1)],
+)
+def test_history_limit(limit: Any, expected: int) -> None:
+    assert _H.call("_vulcan_op_limit", limit) == expected == int(limit)
+
+
+@pytest.mark.parametrize("limit", ["ten", None, "1.5", [1]])
+def test_history_limit_refused(limit: Any) -> None:
+    with pytest.raises(CompilerError) as got:
+        _H.call("_vulcan_op_limit", limit)
+    assert str(got.value) == f"limit: {limit!r} is not a whole number"
+
+
+# ------------------------------------------------------------------------ selection
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        None,
+        "",
+        [],
+        "daily",
+        "tag:sales",
+        "hourly tag:sales daily",
+        ["monthly", "tag:fine"],
+        "tag:nothing",
+        "plain",
+        "daily nosuch tag:x",
+        "seed_like",
+    ],
+)
+def test_select_equals_select_nodes(select: Any) -> None:
+    graph = OTHERS + list(reversed(NODES))
+    try:
+        expected = [n["unique_id"] for n in operations.select_nodes(graph, select)]
+    except VulcanConfigError as exc:
+        with pytest.raises(CompilerError) as got:
+            _H.call("_vulcan_select_nodes", graph, select)
+        assert str(got.value) == str(exc)
+        return
+    got = _H.call("_vulcan_select_nodes", graph, select)
+    assert [n["unique_id"] for n in got] == expected
+
+
+def test_select_with_no_model() -> None:
+    with pytest.raises(CompilerError) as got:
+        _H.call("_vulcan_select_nodes", OTHERS, "daily")
+    assert str(got.value) == "select: no dbt-vulcan model matches daily; models: (none)"
+
+
+# -------------------------------------------------------------------------- restate
+
+
+@pytest.mark.parametrize(
+    ("names", "start", "end"),
+    [
+        (["daily"], "2025-01-02", "2025-01-03"),
+        (["daily", "hourly"], "2025-01-02 05:30", "2025-01-02 07:10:00"),
+        (["monthly", "weekly"], "2025-02-03", "2025-02-20"),
+        (["keyed"], "2025-01-02", "2025-01-03"),
+        (["keyed_start", "daily"], "2025-01-02 10:00", "2025-01-09"),
+        (["daily"], "2025-13-01", "2025-01-02"),
+        (["daily"], "2025-01-01", "x"),
+        (["daily"], "2025-01-05", "2025-01-02"),
+        (["daily"], "2025-01-02", "2025-01-02"),
+        (["daily"], None, "2025-01-02"),
+        (["daily"], 1735776000, "2025-01-04 00:00:00"),
+        (["daily", "locked", "broken"], "2025-01-02", "2025-01-03"),
+        (["locked"], "2025-01-02", "2025-01-03"),
+        ([], "2025-01-02", "2025-01-03"),
+    ],
+)
+def test_restatements_equal_the_oracle(names: list[str], start: Any, end: Any) -> None:
+    nodes = [n for n in NODES if n["name"] in names]
+    try:
+        expected = operations.restatements(nodes, start, end)
+    except VulcanConfigError as exc:
+        with pytest.raises(CompilerError) as got:
+            _H.call("_vulcan_op_restatements", nodes, start, end)
+        assert str(got.value) == str(exc)
+        return
+    got = _H.call("_vulcan_op_restatements", nodes, start, end)
+    assert [
+        (
+            f"{r['relation']['schema']}.{r['relation']['identifier']}".lower(),
+            r["name"],
+            r["start"],
+            r["end"],
+            r["full"],
+            r["warning"],
+        )
+        for r in got
+    ] == [(r.relation, r.name, r.start, r.end, r.full, r.warning) for r in expected]
+    assert [r["model_id"] for r in got] == [n["unique_id"] for n in nodes]
+
+
+def test_restate_records_removed_rows_and_prints_the_messages() -> None:
+    printed: list[str] = []
+    nodes = [n for n in NODES if n["name"] in ("daily", "keyed")]
+    select = _H.context["_vulcan_operation_models"]
+    _H.context["print"] = printed.append
+    _H.context["_vulcan_operation_models"] = lambda select: {"nodes": nodes, "exists": {}}
+    try:
+        _H.statements.clear()
+        _H.call("default__vulcan_restate", "daily keyed", "2025-01-02", "2025-01-03")
+    finally:
+        _H.context["print"] = lambda *a, **k: ""
+        _H.context["_vulcan_operation_models"] = select
+    [insert] = _H.statements
+    assert insert.startswith("insert into vulcan_state.vulcan_intervals values")
+    assert "'sales.daily', 'model.p.daily', '2025-01-02 00:00:00', '2025-01-04 00:00:00'" in insert
+    assert "'removed', '', " in insert
+    assert '{"restate": true, "full": false}' in insert
+    assert '{"restate": true, "full": true}' in insert
+    assert printed == [
+        "Restated daily: 2025-01-02 00:00:00 - 2025-01-04 00:00:00; the next dbt run recomputes it",
+        "Warning: model 'keyed' (incremental_by_unique_key) only supports full-history "
+        "restatement: the requested range 2025-01-02 - 2025-01-03 was widened to the whole "
+        "history from 1900-01-01 00:00:00",
+        "Restated keyed: whole history; the next dbt run recomputes it",
+    ]
+
+
+# --------------------------------------------------------------------------- render
+
+
+def test_compiled_code_from_the_graph_or_rendered_or_refused() -> None:
+    daily = NODES[0]
+    assert _H.call("default__vulcan_compiled_code", {**daily, "compiled_code": "select 1"}) == (
+        "select 1"
+    )
+    with pytest.raises(CompilerError) as got:
+        _H.call("default__vulcan_compiled_code", daily)
+    assert str(got.value) == "No compiled SQL for model 'daily': run `dbt compile -s daily` first"
+    rendered: list[str] = []
+    _H.context["render"] = lambda text: rendered.append(text) or "compiled"
+    try:
+        assert _H.call("default__vulcan_compiled_code", daily) == "compiled"
+    finally:
+        _H.context.pop("render")
+    assert rendered == [
+        '{%- set this = api.Relation.create(database=none, schema="Sales", '
+        "identifier=\"daily\", type='table') %}select * from src_daily"
+    ]
