@@ -33,10 +33,10 @@ functional-delta: setup
 
 # Package mode: stock `type: spark` with only the dbt package installed (no Python of ours in
 # the run). The kinds the package runs, the planner, plan == run, the operations, the state
-# log and the bad-input catalogue; tests that need the adapter skip themselves (adapter_only).
+# log, the audits and the bad-input catalogue; tests that need the adapter skip themselves (adapter_only).
 PACKAGE_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
 	$(KINDS)/test_sqlmesh_oracle.py tests/functional/test_plan_equals_run.py \
-	tests/functional/test_operations.py tests/functional/test_state_log.py \
+	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py
 
 functional-package: setup

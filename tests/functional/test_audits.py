@@ -6,6 +6,10 @@ and changes every existing row, so a write that slipped through would show in th
 `bad: soft` adds only rows with unique, non-null ids (a kind's own key checks stay quiet).
 
 `table` and `view` are dbt built-ins: audits are a dbt-vulcan feature of its own kinds only.
+
+Audits are Jinja (macros/utils/audit_parse.sql, audits.sql): the same in both modes, so this
+module runs with `--mode package` too, except on the kinds the package refuses (unique key,
+SCD type 2), which are marked adapter_only.
 """
 
 from __future__ import annotations
@@ -17,10 +21,6 @@ import pytest
 from dbt.tests.util import run_dbt_and_capture
 
 from tests.functional.util import model_message, rows, run, state_rows, table_rows
-
-pytestmark = pytest.mark.adapter_only(
-    reason="audits run on the vulcan adapter only (parsed in Python)"
-)
 
 EXEC = "vulcan_execution_time"
 
@@ -223,6 +223,7 @@ class TestAuditsTimeRange(_AuditsOnKind):
     BATCH = "2025-01-04 - 2025-01-05"
 
 
+@pytest.mark.adapter_only(reason="incremental_by_unique_key needs the vulcan adapter")
 class TestAuditsUniqueKey(_AuditsOnKind):
     CONFIG = {"materialized": "incremental_by_unique_key", "unique_key": "id"}
 
@@ -235,6 +236,7 @@ class TestAuditsUnmanaged(_AuditsOnKind):
     CONFIG = {"materialized": "incremental_unmanaged"}
 
 
+@pytest.mark.adapter_only(reason="scd_type_2_by_time needs the vulcan adapter")
 class TestAuditsScd2ByTime(_AuditsOnKind):
     CONFIG = {"materialized": "scd_type_2_by_time", "unique_key": "id"}
 

@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 from dbt.context.base import get_context_modules
-from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.vulcan import audits
 from dbt.adapters.vulcan.audits import Audit, parse_audits, parse_call
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
-from tests.unit.macro_harness import FakeResult, Harness, relation, squash
+from tests.unit.macro_harness import CompilerError, FakeResult, Harness, relation, squash
 
 # --- parsing -----------------------------------------------------------------------------------
 
@@ -281,35 +280,24 @@ def test_report_untracked_batch_and_long_samples() -> None:
     assert audits.report("m", found, batch, [(0, 0)], [])["warnings"] == []
 
 
-# --- adapter -----------------------------------------------------------------------------------
-
-
-class _Resolver:
-    def __init__(self, names: set[str]) -> None:
-        self.names = names
-
-    def find_macro_by_name(self, name: str, root: str, package: Any) -> Any:
-        return object() if name in self.names else None
+# --- the check before any write ----------------------------------------------------------------
 
 
 def test_audits_are_checked_before_any_write(h: Harness) -> None:
-    real = h.context["adapter"]._real
-    real.config = types.SimpleNamespace(project_name="p")
-    model = {
-        "name": "daily",
-        "config": {"time_column": "d", "start": "2025-01-01", "audits": ["mine(x=1)"]},
-    }
+    """vulcan_check_extras (both modes: tests/unit/test_audit_macros.py) parses the audits
+    with the project's macros `audit_<name>` known, before anything is written."""
+    cfg = {"model": "daily", "kind": "incremental_by_time_range", "grains": []}
+    h.context["model"] = {"name": "daily", "config": {"audits": ["mine(x=1)"]}}
+    h.context["audit_mine"] = lambda relation, **args: ""
     try:
-        real._macro_resolver = _Resolver({"audit_mine"})
-        assert real.vulcan_check_audits(model, ["mine(x=1)"], []) == ""
-        real._macro_resolver = _Resolver(set())
-        with pytest.raises(Exception, match="unknown audit 'mine'"):
-            real.vulcan_check_audits(model, ["mine(x=1)"], [])
-        model["config"] = {"time_column": "d", "start": "2025-01-01", "grains_audit": 3}
-        with pytest.raises(Exception, match="grains_audit: 3 is not a boolean"):
-            real.vulcan_check_audits(model, [], ["id"])
+        h.call("vulcan_check_extras", {**cfg, "audits": ["mine(x=1)"]})
     finally:
-        real._macro_resolver = None
+        del h.context["audit_mine"]
+    with pytest.raises(CompilerError, match="unknown audit 'mine'"):
+        h.call("vulcan_check_extras", {**cfg, "audits": ["mine(x=1)"]})
+    h.context["model"] = {"name": "daily", "config": {"grains_audit": 3}}
+    with pytest.raises(CompilerError, match="grains_audit: 3 is not a boolean"):
+        h.call("vulcan_check_extras", {**cfg, "audits": [], "grains": ["id"]})
 
 
 # --- the batch loop ------------------------------------------------------------------------------
@@ -427,9 +415,9 @@ def test_failing_blocking_audit_stops_before_the_write(h: Harness) -> None:
     h.query_results[count] = FakeResult([(0, 1)])
     sample = audits.sample_query([sql], [0])
     h.query_results[squash(sample)] = FakeResult([(0, '{"id":null,"d":"2025-01-01"}')])
-    with pytest.raises(DbtRuntimeError) as exc:
+    with pytest.raises(CompilerError) as exc:
         run_batches(h, audits=["not_null(columns=[id])"])
-    assert exc.value.msg == (
+    assert str(exc.value) == (
         "Audit not_null(columns=[id]) failed for model daily, batch [1/2] "
         "2025-01-01 - 2025-01-02: 1 offending row, e.g. {id: None, d: '2025-01-01'}\n"
         "Nothing of this batch was written: the table and its interval state are unchanged."

@@ -114,22 +114,6 @@ class VulcanAdapter(SparkAdapter):
         ]
 
     @available
-    def vulcan_check_audits(self, model: Any, audits: Any, grains: Any) -> str:
-        """The model's audits and grains (from the settings the package's Jinja validated),
-        parsed before anything is written."""
-        from dbt.adapters.vulcan import audits as audit_module
-
-        grains_audit = model_config.node_config(model).get("grains_audit")
-        name = str(_get(model, "name", "?"))
-        try:
-            audit_module.parse_audits(
-                name, audits, grains, grains_audit, self._project_macro_exists()
-            )
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-        return ""
-
-    @available
     def vulcan_check_safety(self, model: Any, kind: str, compiled_sql: str) -> list[str]:
         """Static safety analysis of the model SQL (tokens still in it), before any write:
         raise for patterns that differ on a time slice, return the warnings."""
@@ -153,73 +137,6 @@ class VulcanAdapter(SparkAdapter):
         if refusal is not None:
             raise CompilationError(refusal)
         return warnings
-
-    # --- audits ---------------------------------------------------------------------------
-
-    def _audits(self, model: Any, cfg: model_config.ModelConfig, macro_exists: Any) -> list[Any]:
-        from dbt.adapters.vulcan import audits
-
-        grains_audit = model_config.node_config(model).get("grains_audit")
-        try:
-            return audits.parse_audits(
-                cfg.model, cfg.audits, cfg.grains, grains_audit, macro_exists
-            )
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-
-    def _project_macro_exists(self) -> Any:
-        """Whether the project defines a macro (None when no manifest is at hand)."""
-        resolver = getattr(self, "_macro_resolver", None)
-        project = getattr(getattr(self, "config", None), "project_name", None)
-        if resolver is None or project is None:
-            return None
-        return lambda name: resolver.find_macro_by_name(name, project, None) is not None
-
-    @available
-    def vulcan_audits(
-        self, model: Any, kind: str, stage: Any, context: Mapping[str, Any]
-    ) -> list[dict[str, Any]]:
-        """The model's audits (grain audit included), each with its SQL against `stage` (built
-        in) or the name of its project macro `audit_<name>` (user-defined)."""
-        cfg = self._validated(model, kind)
-        found = self._audits(model, cfg, lambda name: name in context)
-        return [audit.as_dict(str(stage)) for audit in found]
-
-    @available
-    def vulcan_audit_count_query(self, sqls: list[str]) -> str:
-        from dbt.adapters.vulcan import audits
-
-        return audits.count_query(sqls)
-
-    @available
-    def vulcan_audit_failures(self, counts: Any) -> list[int]:
-        from dbt.adapters.vulcan import audits
-
-        return audits.failures(counts)
-
-    @available
-    def vulcan_audit_sample_query(self, sqls: list[str], failing: list[int]) -> str:
-        from dbt.adapters.vulcan import audits
-
-        return audits.sample_query(sqls, failing)
-
-    @available
-    def vulcan_audit_report(
-        self,
-        model: Any,
-        audits: list[Mapping[str, Any]],
-        batch: Mapping[str, Any],
-        counts: Any,
-        samples: Any,
-    ) -> dict[str, Any]:
-        """{error, warnings}: the messages of the failed audits of a batch."""
-        from dbt.adapters.vulcan import audits as audit_module
-
-        return audit_module.report(str(_get(model, "name", "?")), audits, batch, counts, samples)
-
-    @available
-    def vulcan_audit_fail(self, message: str) -> None:
-        raise DbtRuntimeError(message)
 
     # --- state ----------------------------------------------------------------------------
 

@@ -47,9 +47,9 @@
 {% endmacro %}
 
 {#- What the plain package (stock dbt-spark / dbt-databricks) does not run yet, refused with one
-    clear error before anything is touched: the unique key and SCD type 2 kinds, audits and
-    grains, Python models. The `vulcan` adapter runs them all (its variant below checks the
-    audits instead). -#}
+    clear error before anything is touched: the unique key and SCD type 2 kinds, Python
+    models. The `vulcan` adapter runs them all. Both check the model's audits and grains here
+    (utils/audit_parse.sql): every problem at once, before anything is written. -#}
 {% macro vulcan_check_extras(cfg) %}{{ return(adapter.dispatch('vulcan_check_extras', 'dbt_vulcan')(cfg)) }}{% endmacro %}
 
 {% macro default__vulcan_check_extras(cfg) %}
@@ -57,19 +57,15 @@
   {%- if cfg.kind in ('incremental_by_unique_key', 'scd_type_2_by_time', 'scd_type_2_by_column') -%}
     {%- do problems.append('the kind ' ~ cfg.kind) -%}
   {%- endif -%}
-  {%- if cfg.audits or cfg.grains -%}
-    {%- do problems.append('audits and grains') -%}
-  {%- endif -%}
   {%- if model.language == 'python' -%}
     {%- do problems.append('Python models') -%}
   {%- endif -%}
   {%- if problems -%}
     {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': " ~ problems | join(', ') ~ " need the `vulcan` adapter (type: vulcan) in this release; the dbt_vulcan package on type: " ~ adapter.type() ~ " runs incremental_by_time_range, incremental_by_partition and incremental_unmanaged models (see README, \"Install as a dbt package\"). Nothing was run.") }}
   {%- endif -%}
+  {% do dbt_vulcan._vulcan_check_audits(cfg) %}
 {% endmacro %}
 
 {% macro vulcan__vulcan_check_extras(cfg) %}
-  {%- if cfg.audits or cfg.grains or dbt_vulcan.vulcan_node_config(model).get('grains_audit') is not none -%}
-    {% do adapter.vulcan_check_audits(model, cfg.audits, cfg.grains) %}
-  {%- endif -%}
+  {% do dbt_vulcan._vulcan_check_audits(cfg) %}
 {% endmacro %}

@@ -25,7 +25,7 @@
   {%- set details = tojson({'time_type': time_type}) -%}
   {%- set run_batches = [] if flags.EMPTY else plan.batches -%}
   {%- set stage = dbt_vulcan._vulcan_audit_stage_relation(relation) -%}
-  {%- set audits = adapter.vulcan_audits(model, kind, stage, context) if run_batches and (cfg.audits or cfg.grains) else [] -%}
+  {%- set audits = dbt_vulcan.vulcan_audits(cfg) if run_batches and (cfg.audits or cfg.grains) else [] -%}
   {%- for batch in run_batches -%}
     {%- set started = modules.datetime.datetime.now() -%}
     {%- set query = adapter.vulcan_python_batch_query(model, compiled_code, batch, plan.execution_time) if model.language == 'python' else compiled_code -%}
