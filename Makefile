@@ -3,7 +3,7 @@ PY := .venv/bin/python
 PYTEST := $(PY) -m pytest
 
 .PHONY: setup example test lint unit functional functional-parquet functional-delta \
-	functional-iceberg functional-package integration integration-parquet integration-delta thrift test-lane-1 \
+	functional-iceberg functional-package integration integration-parquet integration-package integration-delta thrift test-lane-1 \
 	test-lane-2 bench bench-quick
 
 setup:
@@ -77,9 +77,15 @@ integration-parquet: setup
 integration-delta: setup
 	bash integration_project/run.sh delta 1
 
+# the example project on stock `type: spark` with the package alone, twice (its models of the
+# kinds the package runs; the same expected seeds)
+integration-package: setup
+	bash integration_project/run.sh parquet 2 package
+
 # Everything CI runs, in two lanes of Spark processes at once: lint and unit tests first, then
-# parquet + thrift + the example project (twice, parquet) beside Delta + Iceberg. (The example
-# project on Delta, `make integration-delta`, is not part of it: CI time.)
+# parquet + thrift + the example project (twice, parquet) beside Delta + Iceberg + package mode
+# (stock type: spark: its functional lane and the example project twice). (The example project
+# on Delta, `make integration-delta`, is not part of it: CI time.)
 test: lint unit
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 
@@ -87,7 +93,8 @@ test-lane-1: setup
 	$(MAKE) --no-print-directory -j1 functional-parquet thrift integration-parquet
 
 test-lane-2: setup
-	$(MAKE) --no-print-directory -j1 functional-delta functional-iceberg functional-package
+	$(MAKE) --no-print-directory -j1 functional-delta functional-iceberg functional-package \
+		integration-package
 
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark, written to docs/benchmarks.md; the quick mode is a small smoke run.

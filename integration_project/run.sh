@@ -17,10 +17,13 @@ mode=${3:-adapter}
 case "$mode" in
   adapter) export VULCAN_ADAPTER=vulcan; select=() ;;
   package)
+    # left out: the kinds only the adapter runs, the Python model, and warehouse_performance
+    # (a plain view), whose expected seed has an empty cell: dbt-spark's session method loads
+    # it as the string 'None' (the vulcan adapter loads NULL), so its equality test cannot hold
     export VULCAN_ADAPTER=spark
     select=(--exclude config.materialized:incremental_by_unique_key
       config.materialized:scd_type_2_by_time config.materialized:scd_type_2_by_column
-      product_daily_sales) ;;
+      product_daily_sales warehouse_performance) ;;
   *) echo "usage: $0 [parquet|delta|iceberg] [builds] [adapter|package]" >&2; exit 2 ;;
 esac
 case "$target" in
