@@ -519,8 +519,13 @@ def test_having_on_unaligned_grouping_is_refused_separately() -> None:
 
 
 def test_having_without_group_by_is_refused() -> None:
-    sql = f"SELECT order_date FROM orders {FILTER} AND 1 = (SELECT 1 HAVING COUNT(*) > 0)"
+    # the subquery reads the batch's slice: its HAVING sees one slice
+    subquery = f"SELECT 1 FROM orders {FILTER} HAVING COUNT(*) > 0"
+    sql = f"SELECT order_date FROM orders {FILTER} AND 1 = ({subquery})"
     assert patterns(sql) == ["having"]
+    # a subquery that reads nothing (or all of a relation) answers alike on every batch
+    sql = f"SELECT order_date FROM orders {FILTER} AND 1 = (SELECT 1 HAVING COUNT(*) > 0)"
+    assert patterns(sql) == []
 
 
 # ------------------------------------------------------------------ overrides
@@ -528,8 +533,8 @@ def test_having_without_group_by_is_refused() -> None:
 
 def test_overrides_silence_each_pattern() -> None:
     sql = """
-        WITH r AS (SELECT DISTINCT customer_id, rand() AS x FROM orders LIMIT 10)
-        SELECT customer_id, MAX(order_date) AS order_date,
+        WITH r AS (SELECT customer_id, rand() AS x FROM orders LIMIT 10)
+        SELECT DISTINCT customer_id, MAX(order_date) AS last_order,
                ROW_NUMBER() OVER (ORDER BY customer_id) AS rn
         FROM r GROUP BY customer_id HAVING COUNT(*) > 1
     """
@@ -701,3 +706,67 @@ def test_check_safety_reports_bad_overrides_and_config() -> None:
         _adapter().vulcan_check_safety(_model(safety_overrides=["limits"]), KIND, "SELECT 1")
     with pytest.raises(CompilationError, match="time_column"):
         _adapter().vulcan_check_safety(_model(time_column=None), KIND, "SELECT 1")
+
+
+# ------------------------------------------------------------------ which queries see one slice
+
+ORDERS_WITH_TOTALS = """
+WITH customer_totals AS (
+  SELECT customer_id, COUNT(*) AS lifetime_orders, SUM(amount) AS lifetime_amount
+  FROM orders
+  GROUP BY customer_id
+)
+SELECT o.order_date, o.order_id, t.lifetime_orders
+FROM orders o JOIN customer_totals t ON o.customer_id = t.customer_id
+WHERE o.order_date BETWEEN @start_ds AND @end_ds
+"""
+
+
+def test_grouping_a_relation_read_in_full_is_admitted() -> None:
+    # the CTE reads every order on every batch: the same answer on a slice as on the full data
+    assert patterns(ORDERS_WITH_TOTALS) == []
+    windowed = ORDERS_WITH_TOTALS.replace(
+        "COUNT(*) AS lifetime_orders",
+        "COUNT(*) AS lifetime_orders, ROW_NUMBER() OVER (ORDER BY customer_id) AS r",
+    ).replace("SELECT customer_id,", "SELECT DISTINCT customer_id,")
+    assert patterns(windowed) == []
+
+
+def test_grouping_a_time_filtered_cte_is_refused() -> None:
+    # the filter moves into the CTE: it now aggregates one slice of the orders
+    sql = ORDERS_WITH_TOTALS.replace(
+        "FROM orders\n  GROUP BY", f"FROM orders {FILTER}\n  GROUP BY"
+    ).replace("WHERE o.order_date BETWEEN @start_ds AND @end_ds", "")
+    assert found(sql) == [("group_by", "GROUP BY customer_id")]
+
+
+def test_a_cte_reading_a_filtered_cte_sees_one_slice() -> None:
+    sql = f"""
+    WITH sliced AS (SELECT * FROM orders {FILTER}),
+         per_customer AS (
+           SELECT customer_id, SUM(amount) AS total FROM sliced GROUP BY customer_id
+         ),
+         dims AS (SELECT region, COUNT(*) AS shops FROM shops GROUP BY region)
+    SELECT s.order_date, p.total, d.shops
+    FROM sliced s JOIN per_customer p USING (customer_id) JOIN dims d USING (region)
+    """
+    # per_customer reads the slice through `sliced`; dims reads shops in full
+    assert found(sql) == [("group_by", "GROUP BY customer_id")]
+
+
+def test_a_filtered_subquery_sees_one_slice() -> None:
+    sql = f"""
+    SELECT order_date, n FROM orders
+    JOIN (SELECT customer_id, COUNT(*) AS n FROM orders {FILTER} GROUP BY customer_id) c
+      USING (customer_id)
+    {FILTER}
+    """
+    assert found(sql) == [("group_by", "GROUP BY customer_id")]
+    unfiltered = sql.replace(f"FROM orders {FILTER} GROUP BY", "FROM orders GROUP BY")
+    assert found(unfiltered) == []
+
+
+def test_the_outermost_query_is_always_one_slice() -> None:
+    # the output filter keeps one batch of its rows, whatever it reads
+    sql = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id"
+    assert patterns(sql) == ["no_time_filter", "group_by"]

@@ -23,6 +23,11 @@ no_time_filter    warn     the SQL uses none of the ``@start_*`` / ``@end_*`` to
 unparseable       warn     sqlglot cannot parse the SQL (the analysis is skipped)
 ================= ======== ===========================================================
 
+``window``, ``distinct`` (SELECT DISTINCT), ``group_by`` and ``having`` concern only the
+SELECTs that see one time slice: the outermost query (the output filter keeps one batch of its
+rows) and every CTE or subquery whose input is time-filtered, directly or through another CTE
+(see ``_sliced_selects``). A CTE reading a relation in full answers alike on every batch.
+
 An expression is *time-aligned* when all rows sharing its value fall into one interval of
 the model, so grouping or partitioning by it never mixes slices. It is time-aligned if it is
 
@@ -90,11 +95,18 @@ REFUSED = frozenset({LIMIT, NONDETERMINISTIC, WINDOW, DISTINCT, GROUP_BY, HAVING
 _FRAGMENT_MAX = 100
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _TOKEN_REPR = re.compile(r"<Token token_type: [^,]*, text: (.*?), line: \d+, col: \d+[^>]*>")
-# any batch will do: tokens only need to become literals the parser understands
+# any batch will do: tokens only need to become literals the parser understands; an unusual
+# date whose execution time differs from the batch's end, so the literals of the filter tokens
+# (@start_*/@end_*) can be told apart from every other literal
 _SAMPLE_TOKENS = timemacros.token_values(
-    datetime(2000, 1, 1), datetime(2000, 1, 2), datetime(2000, 1, 2)
+    datetime(1987, 6, 5), datetime(1987, 6, 6), datetime(1987, 6, 8)
 )
 _FILTER_TOKENS = {t: "" for t in timemacros.TOKENS if t.startswith(("start_", "end_"))}
+_FILTER_LITERALS = frozenset(
+    literal.this
+    for token in _FILTER_TOKENS
+    for literal in sqlglot.parse_one(_SAMPLE_TOKENS[token], read="spark").find_all(exp.Literal)
+)
 
 _RANDOM_FUNCS = {"rand", "randn", "random", "uniform", "randstr", "uuid", "shuffle"}
 _CLOCK_FUNCS = {
@@ -219,12 +231,14 @@ def analyze(
     found: list[Finding] = []
     for statement in parsed:
         aligner = _Aligner(statement, time_column, unit, week_start)
+        sliced = _sliced_selects(statement)
         found.extend(_limits(statement))
         found.extend(_nondeterministic(statement))
-        found.extend(_windows(statement, aligner))
+        found.extend(_windows(statement, aligner, sliced))
         found.extend(_set_operations(statement, aligner))
         for select in statement.find_all(exp.Select, bfs=False):
-            found.extend(_select_findings(select, aligner))
+            if id(select) in sliced:
+                found.extend(_select_findings(select, aligner))
     order = {pattern: i for i, pattern in enumerate(OVERRIDABLE)}
     seen: set[tuple[str, str]] = set()
     for finding in sorted(found, key=lambda f: order[f.pattern]):  # stable: tree order kept
@@ -437,6 +451,58 @@ class _Aligner:
         return self.unit in _NESTS_IN.get(grain, frozenset())
 
 
+# ---------------------------------------------------------------- which SELECTs see one slice
+
+
+def _filters_time(select: exp.Select, sliced_ctes: set[str]) -> bool:
+    """True if the rows ``select`` reads depend on the batch: a @start_*/@end_* literal in its
+    FROM, joins, WHERE, GROUP BY or HAVING (nested queries included), or a read of a CTE
+    that depends on it. Its own projections and WITH clause do not count."""
+    for key, value in select.args.items():
+        if key in ("expressions", "with") or value is None:
+            continue
+        for child in value if isinstance(value, list) else [value]:
+            if not isinstance(child, exp.Expression):
+                continue
+            for literal in child.find_all(exp.Literal):
+                if literal.this in _FILTER_LITERALS:
+                    return True
+            for table in child.find_all(exp.Table):
+                if not table.db and table.name.lower() in sliced_ctes:
+                    return True
+    return False
+
+
+def _sliced_selects(statement: exp.Expression) -> set[int]:
+    """The ids of the SELECTs that see one time slice of the data rather than all of it: the
+    outermost query (the output filter keeps one batch of its rows, whatever it reads) and
+    every SELECT whose input is time-filtered (see _filters_time). A CTE or subquery reading
+    a relation in full (a dimension, a lookup) gives the same answer on every batch, so its
+    GROUP BY, DISTINCT or window is not a slice problem."""
+    selects = list(statement.find_all(exp.Select, bfs=False))
+    ctes = {
+        cte.alias_or_name.lower(): cte.this
+        for cte in statement.find_all(exp.CTE, bfs=False)
+        if isinstance(cte.this, exp.Expression)
+    }
+    sliced_ctes: set[str] = set()
+    changed = True
+    while changed:  # a CTE can read another: to a fixed point
+        changed = False
+        for name, body in ctes.items():
+            if name in sliced_ctes:
+                continue
+            members = [body, *body.find_all(exp.Select, bfs=False)]
+            if any(isinstance(m, exp.Select) and _filters_time(m, sliced_ctes) for m in members):
+                sliced_ctes.add(name)
+                changed = True
+    return {
+        id(select)
+        for select in selects
+        if select.find_ancestor(exp.Select, exp.CTE) is None or _filters_time(select, sliced_ctes)
+    }
+
+
 # ---------------------------------------------------------------- the checks
 
 
@@ -481,11 +547,13 @@ def _nondeterministic(statement: exp.Expression) -> Iterator[Finding]:
         yield _finding(NONDETERMINISTIC, node, why)
 
 
-def _windows(statement: exp.Expression, aligner: _Aligner) -> Iterator[Finding]:
+def _windows(statement: exp.Expression, aligner: _Aligner, sliced: set[int]) -> Iterator[Finding]:
     for node in statement.find_all(exp.Window, bfs=False):
         if node.arg_key == "windows":
             continue  # a named window definition: checked where it is used
         select = _owner(node)
+        if select is not None and id(select) not in sliced:
+            continue
         keys = list(node.args.get("partition_by") or [])
         named = node.args.get("alias")
         if not keys and isinstance(named, exp.Identifier) and select is not None:
