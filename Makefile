@@ -32,10 +32,11 @@ functional-delta: setup
 	$(PYTEST) tests/functional -q --durations=10 --profile delta --ignore tests/functional/reliability
 
 # Package mode: stock `type: spark` with only the dbt package installed (no Python of ours in
-# the run). The kinds the package runs, the planner, plan == run, the operations, the state
-# log, the audits and the bad-input catalogue; tests that need the adapter skip themselves (adapter_only).
+# the run). Every kind, the planner, plan == run, the operations, the state log, the audits and
+# the bad-input catalogue; tests that need the adapter (safety analysis, Python models) skip
+# themselves (adapter_only).
 PACKAGE_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
-	$(KINDS)/test_sqlmesh_oracle.py tests/functional/test_plan_equals_run.py \
+	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py $(KINDS)/test_sqlmesh_oracle.py tests/functional/test_plan_equals_run.py \
 	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py
 

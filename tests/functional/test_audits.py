@@ -8,8 +8,7 @@ and changes every existing row, so a write that slipped through would show in th
 `table` and `view` are dbt built-ins: audits are a dbt-vulcan feature of its own kinds only.
 
 Audits are Jinja (macros/utils/audit_parse.sql, audits.sql): the same in both modes, so this
-module runs with `--mode package` too, except on the kinds the package refuses (unique key,
-SCD type 2), which are marked adapter_only.
+module runs with `--mode package` too, on every kind.
 """
 
 from __future__ import annotations
@@ -223,7 +222,6 @@ class TestAuditsTimeRange(_AuditsOnKind):
     BATCH = "2025-01-04 - 2025-01-05"
 
 
-@pytest.mark.adapter_only(reason="incremental_by_unique_key needs the vulcan adapter")
 class TestAuditsUniqueKey(_AuditsOnKind):
     CONFIG = {"materialized": "incremental_by_unique_key", "unique_key": "id"}
 
@@ -236,7 +234,6 @@ class TestAuditsUnmanaged(_AuditsOnKind):
     CONFIG = {"materialized": "incremental_unmanaged"}
 
 
-@pytest.mark.adapter_only(reason="scd_type_2_by_time needs the vulcan adapter")
 class TestAuditsScd2ByTime(_AuditsOnKind):
     CONFIG = {"materialized": "scd_type_2_by_time", "unique_key": "id"}
 

@@ -610,6 +610,12 @@ def test_audits_are_checked_before_any_write(h: Harness, variant: str) -> None:
 
 def test_package_mode_refuses_the_other_extras_first(h: Harness) -> None:
     cfg = {"kind": "incremental_by_unique_key", "audits": ["nope"], "grains": ["id"]}
-    message = check(h, "default", cfg, {})
-    assert message.startswith("Model 'daily': the kind incremental_by_unique_key need the `vulcan`")
+    h.context["model"] = {"name": "daily", "config": {}, "language": "python"}
+    try:
+        h.call("default__vulcan_check_extras", {"model": "daily", **cfg})
+    except CompilerError as error:
+        message = str(error)
+    assert message.startswith("Model 'daily': Python models need the `vulcan`")
     assert "audits" not in message
+    # the unique key kind itself runs in package mode: its audits are checked
+    assert "unknown audit 'nope'" in check(h, "default", cfg, {})

@@ -1,5 +1,6 @@
 """incremental_by_unique_key: key and when_matched parsing, and the exact SQL of a batch
-(merge.py directly, and the strategy macros rendered through the macro harness)."""
+(merge.py directly, and the strategy macros rendered through the macro harness: the macros
+build the same SQL in Jinja, tests/unit/test_unique_key_macros.py compares them in depth)."""
 
 from __future__ import annotations
 
@@ -177,15 +178,16 @@ def test_incremental_predicates_join_merge_filter_with_dbt_aliases_renamed() -> 
     )
 
 
-def test_adapter_reads_incremental_predicates_from_the_model(h: Harness) -> None:
-    model = {
-        "name": "m",
-        "config": {"unique_key": "id", "incremental_predicates": "DBT_INTERNAL_DEST.d > 0"},
+def test_the_strategy_reads_incremental_predicates_from_the_model(h: Harness) -> None:
+    config = {"unique_key": "id", "incremental_predicates": "DBT_INTERNAL_DEST.d > 0"}
+    args = {
+        **strategy_args("delta"),
+        "model": {"name": "m", "config": config},
+        "cfg": validate("m", KIND, {"unique_key": "id"}).as_dict(),
+        "sql": "select 1 as id",
     }
-    sql = h.context["adapter"].vulcan_unique_key_sql(
-        model, "merge", relation(), BATCH, "2025-01-02 00:00:00", "select 1 as id"
-    )
-    assert "on target.id = source.id and (target.d > 0)" in squash(sql)
+    h.call("vulcan_unique_key_delta", args)
+    assert "on target.id = source.id and (target.d > 0)" in h.statements[0]
 
 
 # --- the MERGE (delta / iceberg) ----------------------------------------------------------
@@ -248,7 +250,7 @@ def strategy_args(
     return {
         "relation": relation(),
         "model": {"name": "m", "config": config},
-        "cfg": {"kind": KIND, "file_format": fmt},
+        "cfg": validate("m", KIND, config).as_dict(),
         "batch": {**BATCH, "index": index},
         "plan": {"execution_time": "2025-01-02 00:00:00"},
         "sql": "select * from src",

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from dbt.context.base import get_context_modules
 
-from tests.unit.macro_harness import CompilerError, Harness, relation
+from tests.unit.macro_harness import CompilerError, FakeResult, Harness, relation
 
 TR = "incremental_by_time_range"
 BATCH = {
@@ -111,8 +111,6 @@ def test_stale_stages_are_asked_of_the_metastore(h: Harness) -> None:
 @pytest.mark.parametrize(
     ("kind", "extra", "refused"),
     [
-        ("incremental_by_unique_key", {}, "the kind incremental_by_unique_key"),
-        ("scd_type_2_by_column", {}, "the kind scd_type_2_by_column"),
         (TR, {"language": "python"}, "Python models"),
     ],
 )
@@ -136,3 +134,87 @@ def test_the_time_range_kind_passes_the_extras_check(h: Harness) -> None:
 def test_safety_analysis_is_an_adapter_extra(h: Harness) -> None:
     h.call("vulcan_check_safety", cfg(TR, "delta"), "select 1 as d")
     assert h.statements == []
+
+
+# --- incremental_by_unique_key ------------------------------------------------------------
+
+UK = "incremental_by_unique_key"
+UK_CONFIG = {
+    "unique_key": ["id", "lower(email)"],
+    "when_matched": [
+        "WHEN MATCHED AND source.op = 'D' THEN DELETE",
+        "WHEN MATCHED THEN UPDATE SET target.name = coalesce(source.name, target.name)",
+    ],
+    "merge_filter": "target.d >= @start_ds",
+    "incremental_predicates": ["DBT_INTERNAL_DEST.region = 'eu'"],
+}
+UK_DESCRIBE = [("id", "bigint", None), ("email", "string", None), ("name", "string", None)]
+
+
+def test_the_unique_key_kind_passes_the_extras_check(h: Harness) -> None:
+    assert not str(h.call("vulcan_check_extras", cfg(UK, "delta"))).strip()
+    assert h.statements == []
+
+
+@pytest.mark.parametrize("file_format", ["delta", "iceberg", "parquet"])
+def test_unique_key_batch_renders_without_the_adapter(h: Harness, file_format: str) -> None:
+    settings = cfg(
+        UK, file_format, **{k: v for k, v in UK_CONFIG.items() if k != "incremental_predicates"}
+    )
+    h.context["model"] = {**h.context["model"], "config": UK_CONFIG}
+    h.query_results["describe table extended s.t"] = FakeResult(UK_DESCRIBE)
+    extra = {"target_created": False, "per_run": {}}
+    h.call(
+        "vulcan_run_batches",
+        UK,
+        "unique_key",
+        relation(),
+        PLAN,
+        settings,
+        None,
+        None,
+        "upsert",
+        extra,
+    )
+    on = (
+        "on target.id = source.id and lower(target.email) = lower(source.email) "
+        "and ((target.d >= '2025-01-01') and (target.region = 'eu'))"
+    )
+    duplicate = (
+        "raise_error(concat('Model \\'t\\' (incremental_by_unique_key): duplicate unique_key"
+    )
+    if file_format == "parquet":
+        stage, swap = h.statements[0], h.statements[1:]
+        assert stage.startswith("describe table extended s.t")
+        assert swap[0].startswith("create table s.t__vulcan_stage_")
+        assert on in swap[0] and duplicate in swap[0]
+        deleting = "where not coalesce(source.__vulcan_s and target.__vulcan_t and (case when "
+        assert deleting + "source.op = 'D' then true" in swap[0]
+        assert swap[1].startswith(
+            "insert overwrite table s.t by name select `id`, `email`, `name` from "
+            "s.t__vulcan_stage_"
+        )
+        assert swap[2].startswith("drop table if exists s.t__vulcan_stage_")
+        rest = swap[3:]
+    else:
+        merge, rest = h.statements[0], h.statements[1:]
+        assert merge.startswith("merge into s.t as target using (select __vulcan_row.* from (")
+        assert on in merge and duplicate in merge
+        assert merge.endswith(
+            f"{on} WHEN MATCHED AND source.op = 'D' THEN DELETE WHEN MATCHED THEN UPDATE SET "
+            "target.name = coalesce(source.name, target.name) when not matched then insert *"
+        )
+    assert len(rest) == 1 and rest[0].startswith("insert into vulcan_state.vulcan_intervals values")
+
+
+def test_a_bad_unique_key_is_refused_in_package_mode(h: Harness) -> None:
+    bad = cfg(UK, "delta", unique_key=["source.id"], when_matched=["WHEN MATCHED THEN INSERT *"])
+    with pytest.raises(CompilerError) as exc:
+        h.call("vulcan_unique_key_spec", bad, {}, [])
+    assert str(exc.value) == (
+        "Invalid config for model 't' (incremental_by_unique_key), 2 problem(s):\n"
+        "  - unique_key: 'source.id' names a table; write the column alone (it is matched as "
+        "source.<key> = target.<key>)\n"
+        "  - when_matched clause 1 ('WHEN MATCHED THEN INSERT *'): the action must be UPDATE "
+        "SET ... or DELETE"
+    )

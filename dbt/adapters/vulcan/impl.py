@@ -17,7 +17,7 @@ from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.vulcan import config as model_config
-from dbt.adapters.vulcan import config_keys, planner, python_models
+from dbt.adapters.vulcan import config_keys, python_models
 from dbt.adapters.vulcan.connections import VulcanConnectionManager
 from dbt.adapters.vulcan.state_cache import now_utc
 from dbt.adapters.vulcan.timeutil import VulcanConfigError, parse_time
@@ -174,36 +174,6 @@ class VulcanAdapter(SparkAdapter):
         return ""
 
     @available
-    def vulcan_check_columns(
-        self, model: Any, kind: str, columns: list[Any], new_table: bool
-    ) -> str:
-        """The config checked against the query's columns (read once, without running it)
-        before anything is created, written or recorded: the time column, the partition
-        columns of a new table, the columns the unique key, merge_filter and when_matched
-        name (column_checks.py). Every problem at once."""
-        from dbt.adapters.vulcan import column_checks
-
-        cfg = self._validated(model, kind)
-        upsert = self._upsert(model) if kind == model_config.UNIQUE_KEY else None
-        pairs = [(str(_get(c, "name")), str(_get(c, "dtype"))) for c in columns]
-        key = column_checks.partition_key(model_config.node_config(model))
-        try:
-            column_checks.check(cfg, pairs, bool(new_table), upsert, key)
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-        return ""
-
-    @available
-    def vulcan_time_type(self, model: Any, kind: str, columns: list[Any]) -> str:
-        """The time column's data type, from the query's or the table's columns."""
-        cfg = self._validated(model, kind)
-        by_name = {str(_get(c, "name")): str(_get(c, "dtype")) for c in columns}
-        try:
-            return planner.time_type_from_columns(cfg, by_name)
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-
-    @available
     def vulcan_python_batch_query(
         self, model: Any, compiled_code: str, batch: Mapping[str, Any], execution_time: str
     ) -> str:
@@ -211,18 +181,6 @@ class VulcanAdapter(SparkAdapter):
         for the batch>` (the batch SQL of a SQL model is built in Jinja, utils/time_tokens.sql)."""
         where = f" in batch {batch['label']}"
         return self._python_query(model, compiled_code, batch, execution_time, where)
-
-    @available
-    def vulcan_schema_change(
-        self, model: Any, kind: str, table_columns: list[Any], query_columns: list[Any]
-    ) -> dict[str, Any]:
-        """Schema differences between the table and the query, and what to do about them."""
-        cfg = self._validated(model, kind)
-
-        def pairs(columns: list[Any]) -> list[tuple[str, str]]:
-            return [(str(_get(c, "name")), str(_get(c, "dtype"))) for c in columns]
-
-        return planner.schema_change(cfg, pairs(table_columns), pairs(query_columns)).as_dict()
 
     @available
     def vulcan_python_schema_query(
@@ -285,144 +243,3 @@ class VulcanAdapter(SparkAdapter):
         except python_models.PythonModelError as exc:
             raise DbtRuntimeError(str(exc)) from None
         return self.generate_python_submission_response(None)
-
-    # --- incremental_by_unique_key ---------------------------------------------------------
-
-    def _upsert(
-        self, model: Any, batch: Mapping[str, Any] | None = None, execution_time: str = ""
-    ) -> Any:
-        """The model's validated key / when_matched / merge_filter, with the batch's time
-        tokens substituted (the model's first interval when there is no batch)."""
-        from dbt.adapters.vulcan.merge import UpsertSpec
-        from dbt.adapters.vulcan.timemacros import token_values
-        from dbt.adapters.vulcan.timeutil import EPOCH
-
-        cfg = self._validated(model, model_config.UNIQUE_KEY)
-        try:
-            if batch is None:
-                start = parse_time(cfg.start, "start") if cfg.start else EPOCH
-                end, executed = cfg.schedule().add(start), self._vulcan_now
-            else:
-                start = parse_time(batch["start"], "start")
-                end = parse_time(batch["end"], "end")
-                executed = parse_time(execution_time, "vulcan_execution_time")
-            predicates = model_config.node_config(model).get("incremental_predicates") or []
-            if isinstance(predicates, str):
-                predicates = [predicates]
-            return UpsertSpec.build(cfg, token_values(start, end, executed), predicates)
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-
-    @available
-    def vulcan_unique_key_check(self, model: Any) -> list[str]:
-        """Validate unique_key, when_matched and merge_filter (before any write); the keys."""
-        return list(self._upsert(model).key_sql())
-
-    @available
-    def vulcan_unique_key_sql(
-        self,
-        model: Any,
-        statement: str,
-        relation: Any,
-        batch: Mapping[str, Any],
-        execution_time: str,
-        source_sql: str,
-    ) -> str:
-        """'merge': the batch's MERGE (delta/iceberg); 'rows': the batch's rows, checked for
-        duplicate keys (to INSERT into a just-created table)."""
-        spec = self._upsert(model, batch, execution_time)
-        if statement == "merge":
-            return str(spec.merge_statement(str(relation), source_sql))
-        if statement == "rows":
-            return str(spec.checked_source(source_sql))
-        raise DbtRuntimeError(f"unknown unique-key statement {statement!r} (merge, rows)")
-
-    @available
-    def vulcan_unique_key_parquet(
-        self,
-        model: Any,
-        relation: Any,
-        stage: Any,
-        describe: Any,
-        batch: Mapping[str, Any],
-        execution_time: str,
-        source_sql: str,
-    ) -> dict[str, Any]:
-        """A parquet batch's statements, from `describe table extended` of the table:
-        stage_select, overwrite, emptied_partitions (None unless partition-scoped)."""
-        from dbt.adapters.vulcan.merge import TableLayout
-
-        layout = TableLayout.from_describe(getattr(describe, "rows", describe))
-        spec = self._upsert(model, batch, execution_time)
-        try:
-            upsert = spec.parquet(str(relation), str(stage), source_sql, layout)
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-        return {
-            **upsert.as_dict(),
-            "scoped": layout.scoped,
-            "partitioned": bool(layout.partition_cols),
-        }
-
-    @available
-    def vulcan_drop_partitions_sql(self, relation: Any, describe: Any, emptied: Any) -> str:
-        """ALTER TABLE ... DROP of the partitions a parquet upsert left without rows."""
-        from dbt.adapters.vulcan.merge import TableLayout, drop_partitions_sql
-
-        layout = TableLayout.from_describe(getattr(describe, "rows", describe))
-        rows = getattr(emptied, "rows", emptied)
-        return drop_partitions_sql(str(relation), layout.partition_cols, rows)
-
-    # --- SCD type 2 -----------------------------------------------------------------------
-
-    def _scd2(self, model: Any, kind: str, columns: list[Any]) -> Any:
-        from dbt.adapters.vulcan.scd2 import Scd2Model
-
-        cfg = self._validated(model, kind)
-        pairs = [(str(_get(c, "name")), str(_get(c, "dtype"))) for c in columns]
-        try:
-            return Scd2Model.build(cfg, pairs)
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-
-    @available
-    def vulcan_scd2_table_columns(
-        self, model: Any, kind: str, columns: list[Any]
-    ) -> list[dict[str, str]]:
-        """The SCD2 table's columns: the query's (checked against the config), then
-        valid_from and valid_to."""
-        return list(self._scd2(model, kind, columns).table_columns())
-
-    @available
-    def vulcan_scd2_sql(
-        self,
-        model: Any,
-        kind: str,
-        columns: list[Any],
-        statement: str,
-        relation: Any,
-        source_sql: str,
-        execution_time: str = "",
-        batch: Mapping[str, Any] | None = None,
-        empty: bool = False,
-    ) -> str:
-        """SCD2 SQL: 'create' (the empty table's query from `source_sql`), 'rewrite' (the
-        table's complete new content, for a staged rewrite), 'changes' (the rows a MERGE
-        applies) or 'merge' (a MERGE of the changes in `source_sql`: a relation or a
-        parenthesized query). `empty`: the table is known to hold no rows (created by this
-        run, first batch), so it is not read."""
-        from dbt.adapters.vulcan.scd2 import detection_time
-
-        spec = self._scd2(model, kind, columns)
-        if statement == "create":
-            return str(spec.create_sql(source_sql))
-        if statement == "merge":
-            return str(spec.merge_sql(str(relation), source_sql))
-        detected = detection_time(execution_time, batch or {"index": 1, "count": 1})
-        if statement == "changes":
-            return str(spec.changes_sql(str(relation), source_sql, detected, empty))
-        if statement == "rewrite":
-            return str(spec.rewrite_sql(str(relation), source_sql, detected, empty))
-        raise DbtRuntimeError(
-            f"unknown SCD2 statement {statement!r} (create, rewrite, changes, merge)"
-        )

@@ -17,10 +17,6 @@ from dbt.tests.util import run_dbt_and_capture
 from tests.functional.kinds import scd2_fixtures as fx
 from tests.functional.util import model_message, processed_rows, rows, run, table_rows
 
-pytestmark = pytest.mark.adapter_only(
-    reason="SCD type 2 runs on the vulcan adapter only (SQL in Python)"
-)
-
 EXEC = "vulcan_execution_time"
 BY_TIME = "scd_type_2_by_time"
 BY_COLUMN = "scd_type_2_by_column"

@@ -352,7 +352,6 @@ class _OracleReplay:
 
 
 @pytest.mark.profile_only("parquet", "delta")
-@pytest.mark.adapter_only(reason="SCD type 2 runs on the vulcan adapter only (SQL in Python)")
 class TestScd2MatchesSqlmesh(_OracleReplay):
     """SCD type 2 by time and by column: seeded menus (seeds 1, 2) and the docs' menu."""
 

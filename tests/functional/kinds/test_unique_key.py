@@ -1,4 +1,5 @@
-"""incremental_by_unique_key on a real SparkSession (--profile picks parquet, delta or iceberg).
+"""incremental_by_unique_key on a real SparkSession (--profile picks parquet, delta or iceberg;
+--mode adapter or package: the kind runs from the dbt_vulcan package in both).
 
 Most models read one "run" of the seed `changes` (`where run = var('run')`), so each dbt run
 upserts a known batch; the test compares the whole table after each run.
@@ -22,10 +23,6 @@ from tests.functional.util import (
     run,
     state_rows,
     table_rows,
-)
-
-pytestmark = pytest.mark.adapter_only(
-    reason="incremental_by_unique_key runs on the vulcan adapter only (MERGE SQL in Python)"
 )
 
 KIND = "incremental_by_unique_key"

@@ -303,10 +303,6 @@ def model_sql(kind: str, changes: dict[str, Any] | None = None, body: str | None
     return "{{ config(" + args + ") }}\n" + (body or BODY[kind]) + "\n"
 
 
-# the kinds only the `vulcan` adapter runs (the package refuses them whole)
-NEEDS_ADAPTER = (UK, SCDT, SCDC)
-
-
 def tracked(name: str) -> dict[str, Any]:
     return {"start": "2025-01-01"} if name in TRACKED else {}
 
@@ -331,10 +327,9 @@ def contents(project: Any, names: list[str]) -> dict[str, list[tuple[Any, ...]]]
 
 @pytest.mark.profile_only("parquet")
 class TestBadConfigCatalogue:
-    """In package mode (stock type: spark) the kinds and keys that need the adapter are left
-    out: the package refuses those kinds whole and has no safety analysis; their config errors
-    are the validator's, whose Jinja equals the Python on this catalogue
-    (tests/unit/test_validate_macros.py)."""
+    """In package mode (stock type: spark) the keys that need the adapter (the safety analysis)
+    are left out; their config errors are the validator's, whose Jinja equals the Python on
+    this catalogue (tests/unit/test_validate_macros.py)."""
 
     @pytest.fixture(scope="class")
     def cases(self, request: pytest.FixtureRequest) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -342,8 +337,7 @@ class TestBadConfigCatalogue:
 
         def adapter_only(kind: str, changes: dict[str, Any]) -> bool:
             keys = [k for k in config_keys.config_keys() if k.modes == "adapter"]
-            names = {n for k in keys for n in k.names}
-            return kind in NEEDS_ADAPTER or bool(names & set(changes))
+            return bool({n for k in keys for n in k.names} & set(changes))
 
         def keep(entries: dict[str, Any]) -> dict[str, Any]:
             return {

@@ -55,23 +55,8 @@
     same file format, partitioned by exactly `partitioned_by`, and for parquet the per-table
     dynamic partition overwrite option. Checked before anything is written. -#}
 {% macro _vulcan_check_partition_layout(relation, cfg) %}
-  {%- set described = run_query('describe table extended ' ~ relation) -%}
-  {%- set ns = namespace(section='columns', partitions=[], provider=none, dynamic=false) -%}
-  {%- for row in described.rows -%}
-    {%- set name = (row[0] or '') | string | trim -%}
-    {%- set value = (row[1] or '') | string | trim -%}
-    {%- if name == '# Partition Information' -%}
-      {%- set ns.section = 'partitions' -%}
-    {%- elif name == '' or (name.startswith('#') and name != '# col_name') -%}
-      {%- set ns.section = 'details' -%}
-    {%- elif ns.section == 'partitions' and name != '# col_name' -%}
-      {%- set ns.partitions = ns.partitions + [name | lower] -%}
-    {%- elif ns.section == 'details' and name == 'Provider' -%}
-      {%- set ns.provider = value | lower -%}
-    {%- elif ns.section == 'details' and name == 'Storage Properties' and 'partitionOverwriteMode=dynamic' in value -%}
-      {%- set ns.dynamic = true -%}
-    {%- endif -%}
-  {%- endfor -%}
+  {%- set layout = dbt_vulcan.vulcan_table_layout(run_query('describe table extended ' ~ relation).rows) -%}
+  {%- set ns = namespace(partitions=layout.partition_cols | map('lower') | list, provider=layout.provider, dynamic=layout.dynamic_overwrite) -%}
   {%- set wanted = cfg.partition_cols | map('lower') | list -%}
   {%- set problems = [] -%}
   {%- if ns.provider and ns.provider != cfg.file_format -%}

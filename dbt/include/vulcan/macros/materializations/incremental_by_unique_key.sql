@@ -4,15 +4,16 @@
     the match. Batches come from the shared planner: with `start` they are tracked intervals
     (time tokens render per batch), without it one untracked batch. Restatement is full-history
     only (vulcan_restate widens it; the next run rebuilds). The first batch after a (re)build is
-    a plain INSERT. Rules and SQL: dbt/adapters/vulcan/merge.py; writes:
-    strategies/unique_key_<file_format>.sql. -#}
+    a plain INSERT. Rules: unique_key/spec.sql; SQL: unique_key/upsert_sql.sql (their test
+    oracle: dbt/adapters/vulcan/merge.py); writes: strategies/unique_key_<file_format>.sql. -#}
 
 {% materialization incremental_by_unique_key, adapter='spark', supported_languages=['sql', 'python'] %}
   {%- set kind = 'incremental_by_unique_key' -%}
   {%- set begin = dbt_vulcan.vulcan_begin(kind) -%}
   {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}
-  {#- unique_key, when_matched and merge_filter parse: bad ones raise before anything is touched -#}
-  {%- do adapter.vulcan_unique_key_check(model) -%}
+  {#- unique_key, when_matched and merge_filter parse: bad ones raise before anything is touched
+      (time tokens left as they are: they render per batch) -#}
+  {%- do dbt_vulcan.vulcan_unique_key_spec(cfg, {}, dbt_vulcan.vulcan_incremental_predicates(model)) -%}
   {%- set rebuild = begin.rebuild -%}
 
   {{ run_hooks(pre_hooks) }}
@@ -26,7 +27,7 @@
   {%- set query_columns = none -%}
   {%- if rebuild or plan.fingerprint_changed -%}
     {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
-    {%- do adapter.vulcan_check_columns(model, kind, query_columns, rebuild) -%}
+    {%- do dbt_vulcan._vulcan_unique_key_check_columns(cfg, plan, query_columns, rebuild) -%}
   {%- endif -%}
 
   {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
@@ -43,3 +44,18 @@
   {% do persist_docs(target_relation, model) %}
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
+
+{#- The key, merge_filter and when_matched (time tokens of the model's first interval) against
+    the query's columns (source) and the table's (target: the query's, unless an existing table
+    keeps columns of its own under on_*_change 'ignore': then not checked), with the partition
+    columns of a new table: one error naming every problem. -#}
+{% macro _vulcan_unique_key_check_columns(cfg, plan, query_columns, new_table) %}
+  {%- set first = plan.first_interval -%}
+  {%- set values = dbt_vulcan.vulcan_time_tokens(first[0], first[1], plan.execution_time) -%}
+  {%- set spec = dbt_vulcan.vulcan_unique_key_spec(cfg, values, dbt_vulcan.vulcan_incremental_predicates(model)) -%}
+  {%- set names = query_columns | map(attribute='name') | list -%}
+  {%- set own_columns = 'ignore' in (cfg.on_additive_change, cfg.on_destructive_change) -%}
+  {%- set target = none if own_columns and not new_table else names -%}
+  {%- set problems = dbt_vulcan.vulcan_unique_key_column_problems(spec, names, target) -%}
+  {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, new_table, dbt_vulcan.vulcan_partition_key(model), problems) -%}
+{% endmacro %}

@@ -1,4 +1,4 @@
-{#- SCD_TYPE_2_BY_TIME: history from an `updated_at` column (see dbt/adapters/vulcan/scd2.py for
+{#- SCD_TYPE_2_BY_TIME: history from an `updated_at` column (scd2/scd2.sql has
     the rules). Without `start` each run is one batch over the whole query; with `start` the
     intervals run one batch at a time, in order, and are tracked in the state log (a source
     that already holds history). Writes: strategies/scd2_<file_format>.sql.
@@ -26,10 +26,12 @@
   {%- set rebuild = plan.rebuild -%}
   {%- set schema_sql = dbt_vulcan.vulcan_model_query(kind, cfg, plan) -%}
   {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
-  {#- checks unique_key, updated_at_name, columns and the valid_* names against the query -#}
-  {%- set table_columns = adapter.vulcan_scd2_table_columns(model, kind, query_columns) -%}
-  {%- do adapter.vulcan_check_columns(model, kind, table_columns, rebuild) -%}
-  {%- set create_sql = adapter.vulcan_scd2_sql(model, kind, query_columns, 'create', target_relation, schema_sql) -%}
+  {#- checks unique_key, updated_at_name, columns and the valid_* names against the query
+      (scd2/scd2.sql), with the partition columns of a new table: every problem at once -#}
+  {%- set scd2 = dbt_vulcan.vulcan_scd_type_2_model(cfg, query_columns) -%}
+  {%- set table_columns = dbt_vulcan.vulcan_scd_type_2_table_columns(scd2.spec) -%}
+  {%- do dbt_vulcan.vulcan_check_columns(cfg, table_columns, rebuild, dbt_vulcan.vulcan_partition_key(model), scd2.problems) -%}
+  {%- set create_sql = dbt_vulcan.vulcan_scd_type_2_sql(scd2.spec, 'create', target_relation, schema_sql) -%}
 
   {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, create_sql) -%}
   {%- if not created -%}
@@ -41,7 +43,7 @@
     {%- endif -%}
   {%- endif -%}
 
-  {% do dbt_vulcan.vulcan_run_batches(kind, 'scd2', target_relation, plan, cfg, cfg.time_data_type, none, 'merge', {'query_columns': query_columns, 'created': created}) %}
+  {% do dbt_vulcan.vulcan_run_batches(kind, 'scd2', target_relation, plan, cfg, cfg.time_data_type, none, 'merge', {'scd2': scd2.spec, 'created': created}) %}
 
   {{ run_hooks(post_hooks) }}
   {% do persist_docs(target_relation, model) %}

@@ -13,14 +13,14 @@
   {%- if empty -%}
     {% call statement('main') -%}
       insert into {{ args.relation }}
-      {{ adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'rewrite', args.relation, args.sql, args.plan.execution_time, args.batch, true) }}
+      {{ dbt_vulcan.vulcan_scd_type_2_sql(args.scd2, 'rewrite', args.relation, args.sql, args.plan.execution_time, args.batch, true) }}
     {%- endcall %}
     {{ return(none) }}
   {%- endif -%}
   {%- set stage = dbt_vulcan._vulcan_stage_relation(args.relation, '__vulcan_changes') -%}
-  {% do dbt_vulcan._vulcan_stage_create(stage, adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'changes', args.relation, args.sql, args.plan.execution_time, args.batch)) %}
+  {% do dbt_vulcan._vulcan_stage_create(stage, dbt_vulcan.vulcan_scd_type_2_sql(args.scd2, 'changes', args.relation, args.sql, args.plan.execution_time, args.batch)) %}
   {% call statement('main') -%}
-    {{ adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'merge', args.relation, stage | string) }}
+    {{ dbt_vulcan.vulcan_scd_type_2_sql(args.scd2, 'merge', args.relation, stage | string) }}
   {%- endcall %}
   {% do dbt_vulcan._vulcan_stage_drop(stage) %}
 {% endmacro %}

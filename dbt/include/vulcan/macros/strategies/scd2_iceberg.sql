@@ -10,9 +10,9 @@
   {% call statement('main') -%}
     {%- if empty %}
     insert into {{ args.relation }}
-    {{ adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'rewrite', args.relation, args.sql, args.plan.execution_time, args.batch, true) }}
+    {{ dbt_vulcan.vulcan_scd_type_2_sql(args.scd2, 'rewrite', args.relation, args.sql, args.plan.execution_time, args.batch, true) }}
     {%- else %}
-    {{ adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'merge', args.relation, '(\n' ~ adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'changes', args.relation, args.sql, args.plan.execution_time, args.batch) ~ '\n)') }}
+    {{ dbt_vulcan.vulcan_scd_type_2_sql(args.scd2, 'merge', args.relation, '(\n' ~ dbt_vulcan.vulcan_scd_type_2_sql(args.scd2, 'changes', args.relation, args.sql, args.plan.execution_time, args.batch) ~ '\n)') }}
     {%- endif %}
   {%- endcall %}
 {% endmacro %}

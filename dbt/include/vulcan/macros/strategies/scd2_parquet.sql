@@ -7,7 +7,7 @@
 
 {% macro vulcan_scd2_parquet(args) %}
   {%- set empty = args.created and args.batch.index == 1 -%}
-  {%- set content = adapter.vulcan_scd2_sql(args.model, args.cfg.kind, args.query_columns, 'rewrite', args.relation, args.sql, args.plan.execution_time, args.batch, empty) -%}
+  {%- set content = dbt_vulcan.vulcan_scd_type_2_sql(args.scd2, 'rewrite', args.relation, args.sql, args.plan.execution_time, args.batch, empty) -%}
   {%- if empty -%}
     {% call statement('main') -%}
       insert into {{ args.relation }} by name

@@ -13,30 +13,32 @@
 
     Statements per batch: create stage (marked for replay, see utils/stage.sql),
     [partitioned: list emptied partitions, rarely drop them], insert overwrite, drop stage;
-    once per run: describe the table.
+    once per run: describe the table. The SQL: unique_key/upsert_sql.sql.
     The first batch into a just-created table is one INSERT. -#}
 
 {% macro vulcan_unique_key_parquet(args) %}
+  {%- set spec = dbt_vulcan._vulcan_unique_key_batch_spec(args) -%}
   {%- if args.target_created and args.batch.index == 1 -%}
     {% call statement('main') -%}
       insert into {{ args.relation }} by name
-      {{ adapter.vulcan_unique_key_sql(args.model, 'rows', args.relation, args.batch, args.plan.execution_time, args.sql) }}
+      {{ dbt_vulcan.vulcan_unique_key_checked_source(spec, args.sql) }}
     {%- endcall %}
     {{ return(none) }}
   {%- endif -%}
   {%- set stage = dbt_vulcan._vulcan_stage_relation(args.relation) -%}
   {%- set per_run = args.per_run -%}
-  {%- if 'describe' not in per_run -%}
-    {% do per_run.update({'describe': run_query('describe table extended ' ~ args.relation)}) %}
+  {%- if 'layout' not in per_run -%}
+    {% do per_run.update({'layout': dbt_vulcan.vulcan_table_layout(run_query('describe table extended ' ~ args.relation).rows)}) %}
   {%- endif -%}
-  {%- set upsert = adapter.vulcan_unique_key_parquet(args.model, args.relation, stage, per_run.describe, args.batch, args.plan.execution_time, args.sql) -%}
-  {%- if upsert.partitioned and not upsert.scoped and 'warned' not in per_run -%}
+  {%- set layout = per_run.layout -%}
+  {%- set upsert = dbt_vulcan.vulcan_unique_key_parquet_sql(spec, args.relation, stage, args.sql, layout) -%}
+  {%- if layout.partition_cols and not layout.scoped and 'warned' not in per_run -%}
     {% do per_run.update({'warned': true}) %}
     {{ log('Warning: ' ~ args.relation ~ ' is partitioned without dynamic partition overwrite (it was not created by dbt-vulcan); each batch rewrites the whole table. Rebuild it (--full-refresh) to rewrite only the partitions a batch touches.', info=True) }}
   {%- endif -%}
   {% do dbt_vulcan._vulcan_stage_create(stage, upsert.stage_select, replay='overwrite') %}
   {%- if upsert.emptied_partitions -%}
-    {%- set drop_sql = adapter.vulcan_drop_partitions_sql(args.relation, per_run.describe, run_query(upsert.emptied_partitions)) -%}
+    {%- set drop_sql = dbt_vulcan.vulcan_unique_key_drop_partitions_sql(args.relation, layout.partition_cols, run_query(upsert.emptied_partitions).rows) -%}
     {%- if drop_sql -%}
       {% call statement('vulcan_drop_partitions') %}{{ drop_sql }}{% endcall %}
     {%- endif -%}

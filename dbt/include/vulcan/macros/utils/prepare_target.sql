@@ -46,22 +46,15 @@
   {{ return(true) }}
 {% endmacro %}
 
-{#- What the plain package (stock dbt-spark / dbt-databricks) does not run yet, refused with one
-    clear error before anything is touched: the unique key and SCD type 2 kinds, Python
-    models. The `vulcan` adapter runs them all. Both check the model's audits and grains here
+{#- What the plain package (stock dbt-spark / dbt-databricks) cannot run, refused with one clear
+    error before anything is touched: Python models of dbt-vulcan's kinds (they run in the
+    adapter's embedded SparkSession). Both modes check the model's audits and grains here
     (utils/audit_parse.sql): every problem at once, before anything is written. -#}
 {% macro vulcan_check_extras(cfg) %}{{ return(adapter.dispatch('vulcan_check_extras', 'dbt_vulcan')(cfg)) }}{% endmacro %}
 
 {% macro default__vulcan_check_extras(cfg) %}
-  {%- set problems = [] -%}
-  {%- if cfg.kind in ('incremental_by_unique_key', 'scd_type_2_by_time', 'scd_type_2_by_column') -%}
-    {%- do problems.append('the kind ' ~ cfg.kind) -%}
-  {%- endif -%}
   {%- if model.language == 'python' -%}
-    {%- do problems.append('Python models') -%}
-  {%- endif -%}
-  {%- if problems -%}
-    {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': " ~ problems | join(', ') ~ " need the `vulcan` adapter (type: vulcan) in this release; the dbt_vulcan package on type: " ~ adapter.type() ~ " runs incremental_by_time_range, incremental_by_partition and incremental_unmanaged models (see README, \"Install as a dbt package\"). Nothing was run.") }}
+    {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': Python models need the `vulcan` adapter (type: vulcan) in this release; the dbt_vulcan package on type: " ~ adapter.type() ~ " runs every kind as SQL (see README, \"Install as a dbt package\"). Nothing was run.") }}
   {%- endif -%}
   {% do dbt_vulcan._vulcan_check_audits(cfg) %}
 {% endmacro %}
