@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from tests.functional.util import orders_csv, processed_rows, rows, run, state_rows
+from tests.functional.util import STATE, orders_csv, processed_rows, rows, run, state_rows
 
 DAILY = """
 {{ config(materialized='incremental_by_time_range', time_column='order_date',
@@ -159,3 +159,71 @@ class TestOperations:
             ("2025-01-10 00:00:00", "2025-01-11 00:00:00"),
         ]
         assert rows(project, f"select count(*) from {project.test_schema}.daily") == [(10,)]
+
+
+# the kinds without intervals (no `start`): each run is recorded as a run
+UNTRACKED = {
+    "by_partition": "{{ config(materialized='incremental_by_partition', partitioned_by='d') }}\n"
+    "select order_id, order_date as d from {{ ref('raw_orders') }}",
+    "appended": "{{ config(materialized='incremental_unmanaged') }}\n"
+    "select order_id, order_date from {{ ref('raw_orders') }} where order_id <= 3",
+    "keyed": "{{ config(materialized='incremental_by_unique_key', unique_key='order_id') }}\n"
+    "select order_id, order_date from {{ ref('raw_orders') }}",
+    "versions": "{{ config(materialized='scd_type_2_by_column', unique_key='order_id', "
+    "columns=['customer_id']) }}\n"
+    "select order_id, customer_id from {{ ref('raw_orders') }}",
+}
+
+
+class TestUntrackedKindsReportTheirRuns:
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_orders.csv": orders_csv(count=3)}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {f"{name}.sql": sql for name, sql in UNTRACKED.items()}
+
+    def test_status_history_and_compact_show_the_last_run(self, project: Any, capsys: Any) -> None:
+        run("seed")
+        days = ["2025-01-02", "2025-01-03", "2025-01-04", "2025-01-05", "2025-01-06"]
+        for day in days:
+            run("run", "-s", *UNTRACKED, vars={"vulcan_execution_time": day})
+        for name in UNTRACKED:
+            # one row per run: an empty range at its execution time, no interval
+            assert state_rows(project, name) == [
+                (f"{day} 00:00:00", f"{day} 00:00:00", "processed") for day in days
+            ]
+        relations = ", ".join(f"'{project.test_schema}.{n}'" for n in UNTRACKED).lower()
+        last = rows(
+            project,
+            "select relation, max_by(invocation_id, recorded_at), max(recorded_at) "
+            f"from {STATE} where relation in ({relations}) group by relation",
+        )
+        assert len(last) == len(UNTRACKED)
+
+        def report(out: str, name: str) -> str:
+            return out.split(f"\n{name} [")[1].split("\n\n")[0]
+
+        status = op(capsys, "vulcan_status")
+        for relation, invocation, at in last:
+            name = relation.split(".")[1]
+            text = report(status, name)
+            assert "intervals: not tracked (each run computes the whole query; no start)" in text
+            assert f"last run: {str(at)[:19]} (invocation {invocation})" in text
+            assert "never" not in text and "coverage" not in text
+        history = op(capsys, "vulcan_history", limit=2)
+        for name in UNTRACKED:
+            text = history.split(f"\n{name}\n")[1].split("\n\n")[0]
+            assert [line.split("  ")[-1] for line in text.splitlines()] == [
+                "ran the whole query (execution time 2025-01-06 00:00:00)",
+                "ran the whole query (execution time 2025-01-05 00:00:00)",
+            ]
+        # compaction keeps each model's last run (it adds no interval)
+        op(capsys, "vulcan_compact")
+        for name in UNTRACKED:
+            assert state_rows(project, name) == [
+                ("2025-01-06 00:00:00", "2025-01-06 00:00:00", "processed")
+            ]
+        after = op(capsys, "vulcan_status")
+        assert after[after.index("vulcan status") :] == status[status.index("vulcan status") :]

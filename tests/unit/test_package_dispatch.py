@@ -97,10 +97,16 @@ def test_unmanaged_appends_by_name(h: Harness) -> None:
         cfg(kind, "delta"),
         None,
     )
-    assert h.statements == [
+    insert, recorded = h.statements
+    assert insert == (
         "insert into s.t by name select * from "
         "(select * from src where d between '2025-01-01' and '2025-01-02') as vulcan_batch"
-    ]  # untracked: nothing recorded
+    )
+    # untracked: the run is recorded as an empty range at the execution time
+    assert recorded.startswith(
+        "insert into vulcan_state.vulcan_intervals values ('s.t', 'model.p.t', "
+        "'2025-01-05 00:00:00', '2025-01-05 00:00:00', 'processed', 'fp', "
+    )
 
 
 def test_stale_stages_are_asked_of_the_metastore(h: Harness) -> None:

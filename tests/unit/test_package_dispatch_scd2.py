@@ -75,7 +75,11 @@ def run_scd2(h: Harness, kind: str, file_format: str, created: bool) -> list[str
     assert found["problems"] == []
     extra = {"scd2": found["spec"], "created": created}
     h.call("vulcan_run_batches", kind, "scd2", relation(), PLAN, cfg, None, None, "merge", extra)
-    return h.statements
+    # the untracked batch's run is recorded last (an empty range at the execution time)
+    *writes, recorded = h.statements
+    assert recorded.startswith("insert into vulcan_state.vulcan_intervals values ")
+    assert f"'{PLAN['execution_time']}', '{PLAN['execution_time']}', 'processed'" in recorded
+    return writes
 
 
 def query_sql() -> str:
@@ -91,7 +95,7 @@ def test_a_created_table_is_filled_with_the_first_versions(
     statements = run_scd2(h, kind, file_format, created=True)
     detected = detection_time(PLAN["execution_time"], BATCH)
     content = squash(oracle(kind, file_format).rewrite_sql("s.t", "SRC", detected, empty=True))
-    assert len(statements) == 1  # untracked batch: no state row
+    assert len(statements) == 1
     head = "insert into s.t by name " if file_format == "parquet" else "insert into s.t "
     assert statements[0].startswith(head)
     # the oracle's statement with the batch's query in place of SRC

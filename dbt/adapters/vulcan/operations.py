@@ -82,6 +82,10 @@ def _ranges(intervals: Iterable[Interval], date_grain: bool) -> str:
     return ", ".join(format_range(s, e, date_grain) for s, e in merged)
 
 
+# the status of a kind without `start`: its runs are recorded, not intervals
+UNTRACKED = "not tracked (each run computes the whole query; no start)"
+
+
 @dataclass
 class ModelReport:
     name: str
@@ -205,10 +209,12 @@ def format_status(
             if e > window_low and s < window_high
         ]
         gaps = _gaps(covered) if covered else []
-        lines.append(f"  coverage: {_ranges(covered, r.date_grain)}")
-        lines.append(f"  gaps:     {_ranges(gaps, r.date_grain)}")
         if r.tracked:
+            lines.append(f"  coverage: {_ranges(covered, r.date_grain)}")
+            lines.append(f"  gaps:     {_ranges(gaps, r.date_grain)}")
             lines.append(f"  missing:  {_ranges(r.missing, r.date_grain)}")
+        else:
+            lines.append(f"  intervals: {UNTRACKED}")
         latest = state.latest
         if latest is not None:
             lines.append(
@@ -238,11 +244,15 @@ def format_history(nodes: list[Any], states: Mapping[str, RelationState], limit:
             lines.append("  no runs recorded")
         for invocation, rows in recent[:limit]:
             when = rows[-1].recorded_at.isoformat(sep=" ", timespec="seconds")
-            processed = [r.interval for r in rows if r.kind == PROCESSED]
+            processed = [r.interval for r in rows if r.kind == PROCESSED and r.start < r.end]
+            ran = [r.start for r in rows if r.kind == PROCESSED and r.start >= r.end]
             removed = [r.interval for r in rows if r.kind != PROCESSED]
             what = []
             if processed:
                 what.append(f"processed {_ranges(processed, True)} ({len(processed)} batches)")
+            for at in ran:  # an untracked kind's run (an empty range at its execution time)
+                when_run = at.isoformat(sep=" ", timespec="seconds")
+                what.append(f"ran the whole query (execution time {when_run})")
             if removed:
                 label = (
                     "restated" if any(row_details(r).get("restate") for r in rows) else "removed"

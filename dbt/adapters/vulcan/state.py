@@ -126,6 +126,10 @@ def _compact_relation(relation: str, rows: list[StateRow]) -> list[StateRow]:
                 details=latest.details,
             )
         )
+    # the latest processed row in replay order (ties: by bounds, as the log is read)
+    latest = max(processed, key=lambda r: (*_order(r), r.start, r.end)) if processed else None
+    if latest is not None and latest.start >= latest.end:
+        out.append(latest)  # an untracked kind's last run: it adds no interval, so it stays
     return out
 
 
@@ -133,7 +137,9 @@ def compact(rows: Iterable[StateRow]) -> list[StateRow]:
     """Minimal equivalent 'processed' rows per relation, sorted by relation and start.
 
     Each merged range keeps the fingerprint, invocation id, recorded_at and seq of the
-    latest processed row overlapping it. Relations with nothing processed yield no rows.
+    latest processed row overlapping it. A relation whose latest processed row is an empty
+    range (the last run of a kind without intervals) keeps that row too; otherwise relations
+    with nothing processed yield no rows.
     """
     out: list[StateRow] = []
     for relation, group in sorted(_group(rows).items()):

@@ -91,6 +91,9 @@ class TestPartition:
             "by_warehouse_category.sql": model(partition_by=["warehouse_id", "category"]),
             "cumulative.sql": model(CUMULATIVE, partitioned_by=["warehouse_id"]),
             "protected.sql": model(partitioned_by="warehouse_id", disable_restatement=True),
+            "protected_forced.sql": model(
+                partitioned_by="warehouse_id", disable_restatement=True, full_refresh=True
+            ),
             "layout.sql": model(partitioned_by="warehouse_id"),
             "restated.sql": model(partitioned_by="warehouse_id"),
         }
@@ -148,17 +151,28 @@ class TestPartition:
         run("run", "-s", "restated", vars={"load_id": 1})
         assert ids(project, "restated") == [1, 2, 3, 4, 5, 6]
 
-    def test_full_refresh_rebuilds_and_disable_restatement_refuses(self, project: Any) -> None:
+    def test_full_refresh_rebuilds_and_disable_restatement_keeps(self, project: Any) -> None:
         run("seed")
-        run("run", "-s", "by_warehouse", "protected", vars={"load_id": 1})
+        run("run", "-s", "by_warehouse", "protected", "protected_forced", vars={"load_id": 1})
         run("run", "-s", "by_warehouse", vars={"load_id": 2})
         run("run", "-s", "by_warehouse", "--full-refresh", vars={"load_id": 2})
         assert ids(project, "by_warehouse") == [7, 8, 9, 10, 11]
-        result = run(
-            "run", "-s", "protected", "--full-refresh", vars={"load_id": 2}, expect_pass=False
+        # --full-refresh skipped with a line: load 2 replaces its partitions incrementally
+        _, log = run_dbt_and_capture(
+            ["run", "-s", "protected", "--full-refresh", "--vars", "{load_id: 2}"]
         )
-        assert "disable_restatement" in model_message(result)
-        assert ids(project, "protected") == [1, 2, 3, 4, 5, 6]
+        assert "Model 'protected': --full-refresh skipped (disable_restatement: true" in log
+        assert ids(project, "protected") == [7, 8, 9, 10, 11]
+        result = run(
+            "run",
+            "-s",
+            "protected_forced",
+            "--full-refresh",
+            vars={"load_id": 2},
+            expect_pass=False,
+        )
+        assert "sets full_refresh: true but has disable_restatement: true" in model_message(result)
+        assert ids(project, "protected_forced") == [1, 2, 3, 4, 5, 6]
 
     def test_existing_table_with_other_partitioning_is_refused(
         self, project: Any, table_format: str

@@ -427,10 +427,15 @@ class TestEdgeCases:
             (1, "a", ts("1970-01-01"), ts("2020-01-02")),
             (1, "b", ts("2020-01-02"), None),
         ]
-        result = run(
-            "run", "-s", "protected", "--full-refresh", vars={EXEC: "2020-01-03"}, expect_pass=False
+        # dbt's convention (as for its snapshots): a project-wide --full-refresh leaves the
+        # history alone, runs the model incrementally and says so
+        _, log = run_dbt_and_capture(
+            ["run", "-s", "protected", "--full-refresh", "--vars", f"{{{EXEC}: '2020-01-03'}}"]
         )
-        assert "disable_restatement" in model_message(result)
+        assert (
+            "Model 'protected': --full-refresh skipped (disable_restatement: true: its history "
+            "is kept)" in log
+        )
         assert scd(project, "protected", "id, name, valid_from, valid_to") == history
         # disable_restatement: false: the documented reset, history starts again
         run("run", "-s", "resettable", "--full-refresh", vars={EXEC: "2020-01-03"})

@@ -90,6 +90,7 @@ class TestTimeRange:
             "daily_str.sql": model(str_body, time_column=["ds", "%Y%m%d"]),
             "weekly_sales.sql": model(weekly, time_column="week_start", cron="0 0 * * 1"),
             "daily_fwd.sql": model(forward_only=True),
+            "daily_fwd_forced.sql": model(forward_only=True, full_refresh=True),
         }
 
     def test_backfill_then_new_days(self, project: Any) -> None:
@@ -218,14 +219,32 @@ class TestTimeRange:
             ("2024-12-30 00:00:00", "2025-01-13 00:00:00")
         ]
 
-    def test_full_refresh_resets_and_forward_only_refuses(self, project: Any) -> None:
+    def test_full_refresh_resets_and_forward_only_keeps_history(self, project: Any) -> None:
         run("seed")
-        run("run", "-s", "daily_fwd", "daily_sales", vars={EXEC: "2025-01-04"})
-        result = run(
-            "run", "-s", "daily_fwd", "--full-refresh", vars={EXEC: "2025-01-05"}, expect_pass=False
+        run("run", "-s", "daily_fwd", "daily_fwd_forced", "daily_sales", vars={EXEC: "2025-01-04"})
+        # dbt's convention for models that keep their history: --full-refresh runs it
+        # incrementally and says why (the day due since is added, nothing is rebuilt)
+        _, log = run_dbt_and_capture(
+            ["run", "-s", "daily_fwd", "--full-refresh", "--vars", f"{{{EXEC}: '2025-01-05'}}"]
         )
-        assert "forward_only" in model_message(result)
-        assert len(table_rows(project, "daily_fwd", DAILY)) == 3
+        assert (
+            "Model 'daily_fwd': --full-refresh skipped (forward_only: true: its history is kept)"
+            in log
+        )
+        assert table_rows(project, "daily_fwd", DAILY) == expected_daily("2025-01-01", 4)
+        assert Counter(t for _, _, t in state_rows(project, "daily_fwd"))["removed"] == 0
+        # both asked for in the model's own config: refused, nothing touched
+        result = run(
+            "run",
+            "-s",
+            "daily_fwd_forced",
+            "--full-refresh",
+            vars={EXEC: "2025-01-05"},
+            expect_pass=False,
+        )
+        message = model_message(result)
+        assert "'daily_fwd_forced' sets full_refresh: true but has forward_only: true" in message
+        assert table_rows(project, "daily_fwd_forced", DAILY) == expected_daily("2025-01-01", 3)
         run("run", "-s", "daily_sales", "--full-refresh", vars={EXEC: "2025-01-03"})
         assert table_rows(project, "daily_sales", DAILY) == expected_daily("2025-01-01", 2)
         kinds = Counter(t for _, _, t in state_rows(project, "daily_sales"))

@@ -160,8 +160,9 @@ class TestUpsert:
         upsert("upsert", 2)
         # 1 is absent from the batch: untouched; 2 and 3 updated (every column); 4 inserted
         assert table(project, "upsert") == [RUN1[0], *RUN2]
-        # without `start` nothing is tracked
-        assert state_rows(project, "upsert") == []
+        # without `start` no interval is tracked: each run is recorded as an empty range
+        recorded = state_rows(project, "upsert")
+        assert [(t, s == e) for s, e, t in recorded] == [("processed", True)] * 2
 
     def test_composite_key(self, project: Any) -> None:
         upsert("composite", 1)

@@ -49,6 +49,7 @@ class TestUnmanaged:
             "shipment_log.sql": model(),
             "partitioned_log.sql": model(partitioned_by="carrier"),
             "kept_log.sql": model(disable_restatement=True),
+            "kept_log_forced.sql": model(disable_restatement=True, full_refresh=True),
             "batched_log.sql": model(batch_size=7),
             "restated_log.sql": model(),
         }
@@ -66,8 +67,10 @@ class TestUnmanaged:
             (1, 10, "ups", date(2025, 1, 4)),
             (2, 11, "dhl", date(2025, 1, 4)),
         ]
-        # no interval state: nothing recorded in the log
-        assert state_rows(project, "shipment_log") == []
+        # no interval state: each run is recorded as an empty range at its execution time
+        assert state_rows(project, "shipment_log") == [
+            (f"2025-01-0{d} 06:00:00", f"2025-01-0{d} 06:00:00", "processed") for d in (2, 3, 4)
+        ]
 
     def test_restating_a_range_is_widened_to_a_rebuild(self, project: Any) -> None:
         run("seed")
@@ -89,17 +92,23 @@ class TestUnmanaged:
         got = table_rows(project, "partitioned_log", COLUMNS, order_by="4, 1")
         assert [r[0] for r in got] == [1, 2, 3]
 
-    def test_full_refresh_rebuilds_and_disable_restatement_refuses(self, project: Any) -> None:
+    def test_full_refresh_rebuilds_and_disable_restatement_keeps(self, project: Any) -> None:
         run("seed")
+        # full_refresh: true in its config makes every run after the first a full refresh
+        run("run", "-s", "kept_log_forced", vars={"load_id": 1, EXEC: "2025-01-05"})
         for load in (1, 2):
             run("run", "-s", "shipment_log", "kept_log", vars={"load_id": load, EXEC: "2025-01-05"})
         run("run", "-s", "shipment_log", "--full-refresh", vars={"load_id": 2, EXEC: "2025-01-06"})
         assert table_rows(project, "shipment_log", COLUMNS) == [(3, 12, "ups", date(2025, 1, 6))]
-        result = run(
-            "run", "-s", "kept_log", "--full-refresh", vars={"load_id": 2}, expect_pass=False
+        # --full-refresh skipped with a line: the run appends load 2 once more
+        _, log = run_dbt_and_capture(
+            ["run", "-s", "kept_log", "--full-refresh", "--vars", "{load_id: 2}"]
         )
-        assert "disable_restatement" in model_message(result)
-        assert [r[0] for r in table_rows(project, "kept_log", COLUMNS)] == [1, 2, 3]
+        assert "Model 'kept_log': --full-refresh skipped (disable_restatement: true" in log
+        assert [r[0] for r in table_rows(project, "kept_log", COLUMNS)] == [1, 2, 3, 3]
+        result = run("run", "-s", "kept_log_forced", vars={"load_id": 2}, expect_pass=False)
+        assert "sets full_refresh: true but has disable_restatement: true" in model_message(result)
+        assert [r[0] for r in table_rows(project, "kept_log_forced", COLUMNS)] == [1, 2]
 
     def test_batch_size_is_refused_before_anything_is_created(self, project: Any) -> None:
         run("seed")

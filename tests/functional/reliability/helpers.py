@@ -227,6 +227,8 @@ def replay_checked(log: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
     interval recorded as processed while it already was (no removal in between)."""
     covered: list[tuple[str, str]] = []
     for start, end, kind in log:
+        if kind == "processed" and start >= end:
+            continue  # a run of a kind without intervals: it adds nothing
         if kind == "processed":
             overlap = [(s, e) for s, e in covered if s < end and start < e]
             assert not overlap, f"[{start}, {end}) recorded again while processed: {overlap}"

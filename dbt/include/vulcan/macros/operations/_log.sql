@@ -74,12 +74,14 @@
 
 {#- The compacted log of every relation in `by_key` (state.compact): per relation (sorted),
     one processed row per replayed range (sorted), carrying the fingerprint, invocation id,
-    recorded_at, seq, model id and details of the latest processed row overlapping it. -#}
+    recorded_at, seq, model id and details of the latest processed row overlapping it; and the
+    latest processed row when it is an empty range (an untracked kind's last run). -#}
 {% macro _vulcan_op_compact(by_key) %}
   {%- set out = [] -%}
   {%- for key in by_key | sort -%}
     {%- set rows = by_key[key] -%}
-    {%- set ranges = dbt_vulcan._vulcan_op_summary(rows).processed -%}
+    {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
+    {%- set ranges = summary.processed -%}
     {%- set latest = {} -%}
     {%- for row in rows if row.row_type == 'processed' -%}
       {%- for r in ranges -%}
@@ -94,6 +96,11 @@
         'seq': row.seq, 'details': row.details,
       }) -%}
     {%- endfor -%}
+    {#- an untracked kind's last run (an empty range) adds no interval: it is kept -#}
+    {%- set last = summary.latest -%}
+    {%- if last is not none and last.start >= last.end -%}
+      {%- do out.append(last) -%}
+    {%- endif -%}
   {%- endfor -%}
   {{ return(out) }}
 {% endmacro %}

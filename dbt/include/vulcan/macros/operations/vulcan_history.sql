@@ -48,9 +48,11 @@
     {%- endif -%}
     {%- for run in (recent | sort(attribute='at', reverse=true))[:limit] -%}
       {%- set processed, removed, what = [], [], [] -%}
-      {%- set restated = [] -%}
+      {%- set restated, ran = [], [] -%}
       {%- for row in run.rows -%}
-        {%- if row.row_type == 'processed' -%}
+        {%- if row.row_type == 'processed' and row.start >= row.end -%}
+          {%- do ran.append(row.start) -%}  {#- an untracked kind's run: an empty range -#}
+        {%- elif row.row_type == 'processed' -%}
           {%- do processed.append([row.start, row.end]) -%}
         {%- else -%}
           {%- do removed.append([row.start, row.end]) -%}
@@ -60,6 +62,9 @@
       {%- if processed -%}
         {%- do what.append('processed ' ~ ranges(processed, true) ~ ' (' ~ processed | length ~ ' batches)') -%}
       {%- endif -%}
+      {%- for at in ran -%}
+        {%- do what.append('ran the whole query (execution time ' ~ dbt_vulcan._vulcan_op_dt(at).strftime('%Y-%m-%d %H:%M:%S') ~ ')') -%}
+      {%- endfor -%}
       {%- if removed -%}
         {%- do what.append(('restated' if restated else 'removed') ~ ' ' ~ ranges(removed, true)) -%}
       {%- endif -%}

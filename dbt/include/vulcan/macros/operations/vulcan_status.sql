@@ -41,10 +41,12 @@
       {%- for piece in merged[1:] -%}
         {%- do gaps.append([merged[loop.index0][1], piece[0]]) -%}
       {%- endfor -%}
-      {%- do lines.append('  coverage: ' ~ ranges(covered, r.date_grain)) -%}
-      {%- do lines.append('  gaps:     ' ~ ranges(gaps, r.date_grain)) -%}
       {%- if r.tracked -%}
+        {%- do lines.append('  coverage: ' ~ ranges(covered, r.date_grain)) -%}
+        {%- do lines.append('  gaps:     ' ~ ranges(gaps, r.date_grain)) -%}
         {%- do lines.append('  missing:  ' ~ ranges(r.missing, r.date_grain)) -%}
+      {%- else -%}
+        {%- do lines.append('  intervals: not tracked (each run computes the whole query; no start)') -%}
       {%- endif -%}
       {%- if r.latest is not none -%}
         {%- do lines.append('  last run: ' ~ dbt_vulcan._vulcan_op_dt(r.latest.at).strftime('%Y-%m-%d %H:%M:%S') ~ ' (invocation ' ~ r.latest.invocation_id ~ ')') -%}

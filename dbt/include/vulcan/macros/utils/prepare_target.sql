@@ -11,8 +11,7 @@
   {%- set cfg = dbt_vulcan.vulcan_settings(model, kind) -%}
   {% do dbt_vulcan.vulcan_check_extras(cfg) %}
   {%- set existing_relation = load_cached_relation(this) -%}
-  {%- set full_refresh = should_full_refresh() and existing_relation is not none -%}
-  {% do dbt_vulcan.vulcan_check_full_refresh(cfg, full_refresh) %}
+  {%- set full_refresh = dbt_vulcan.vulcan_full_refresh(cfg, should_full_refresh() and existing_relation is not none) -%}
   {%- if existing_relation is not none and existing_relation.type == 'table' -%}
     {% do dbt_vulcan.vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg) %}
   {%- endif -%}
@@ -24,13 +23,23 @@
   }) }}
 {% endmacro %}
 
-{% macro vulcan_check_full_refresh(cfg, full_refresh) %}
-  {%- if full_refresh and cfg.forward_only -%}
-    {{ exceptions.raise_compiler_error("Model '" ~ model.name ~ "' is forward_only: --full-refresh would rebuild its history. Restate a range instead (vulcan_restate), or set forward_only: false.") }}
+{#- Whether a --full-refresh rebuilds the model. A model that keeps its history
+    (forward_only, disable_restatement: SCD type 2 by default) follows dbt's convention for
+    `full_refresh: false`: a --full-refresh of the whole project (nightly or CI jobs) runs it
+    incrementally, and one line says why. It fails only when the model's own config asks for
+    both (`full_refresh: true`). -#}
+{% macro vulcan_full_refresh(cfg, requested) %}
+  {%- if not requested -%}{{ return(false) }}{%- endif -%}
+  {%- set reasons = [] -%}
+  {%- if cfg.forward_only -%}{%- do reasons.append('forward_only: true') -%}{%- endif -%}
+  {%- if cfg.disable_restatement -%}{%- do reasons.append('disable_restatement: true') -%}{%- endif -%}
+  {%- if not reasons -%}{{ return(true) }}{%- endif -%}
+  {%- set why = reasons | join(' and ') -%}
+  {%- if config.get('full_refresh') is not none -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' sets full_refresh: true but has " ~ why ~ ": a full refresh would erase the history it keeps. Remove one of the two (to reset the history on purpose, set " ~ reasons[0].split(':')[0] ~ ': false).') }}
   {%- endif -%}
-  {%- if full_refresh and cfg.disable_restatement -%}
-    {{ exceptions.raise_compiler_error("Model '" ~ model.name ~ "' has disable_restatement: true: --full-refresh would erase its history. Set disable_restatement: false to allow a reset.") }}
-  {%- endif -%}
+  {{ log("Model '" ~ cfg.model ~ "': --full-refresh skipped (" ~ why ~ ": its history is kept); it runs incrementally. Set " ~ reasons[0].split(':')[0] ~ ': false to allow a reset.', info=True) }}
+  {{ return(false) }}
 {% endmacro %}
 
 {% macro vulcan_prepare_target(relation, existing_relation, rebuild, plan, cfg, schema_sql) %}

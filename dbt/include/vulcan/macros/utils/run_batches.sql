@@ -1,7 +1,7 @@
 {#- The batch loop every batched kind shares: for each planned batch, render the model's SQL
     with the batch's time tokens (wrapped in the output filter when the kind has a time column),
     call the kind's write strategy for the table format, then record the batch's interval in
-    the state log (tracked batches only) and print a progress line.
+    the state log (an untracked run: the run, as an empty range) and print a progress line.
 
     A strategy is a macro `vulcan_<kind>_<file_format>(args)`; `args` holds relation, model,
     cfg, batch, sql, query (unwrapped), filter, time_type, dirty, removed_rows, plan, plus the
@@ -43,9 +43,11 @@
     } -%}
     {%- if extra -%}{%- do args.update(extra) -%}{%- endif -%}
     {% do strategy(args) %}
-    {%- if batch.tracked -%}
-      {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, interval, 'processed', plan.fingerprint, details)) %}
-    {%- endif -%}
+    {#- a tracked batch records its interval; an untracked run (one batch over the whole
+        query) records the run itself: an empty range at the execution time, which adds no
+        interval but gives the model a last run and a fingerprint (status, history, plan) -#}
+    {%- set recorded = interval if batch.tracked else [[plan.execution_time, plan.execution_time]] -%}
+    {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, recorded, 'processed', plan.fingerprint, details)) %}
     {%- if audits -%}
       {% do dbt_vulcan._vulcan_drop_audit_stage(stage, cfg.file_format) %}
     {%- endif -%}
