@@ -127,9 +127,9 @@ def _compact_relation(relation: str, rows: list[StateRow]) -> list[StateRow]:
             )
         )
     # the latest processed row in replay order (ties: by bounds, as the log is read)
-    latest = max(processed, key=lambda r: (*_order(r), r.start, r.end)) if processed else None
-    if latest is not None and latest.start >= latest.end:
-        out.append(latest)  # an untracked kind's last run: it adds no interval, so it stays
+    last = max(processed, key=lambda r: (*_order(r), r.start, r.end)) if processed else None
+    if last is not None and last.start >= last.end:
+        out.append(last)  # an untracked kind's last run: it adds no interval, so it stays
     return out
 
 
