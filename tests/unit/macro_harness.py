@@ -237,3 +237,23 @@ def squash(sql: str) -> str:
 
 def relation(schema: str = "s", identifier: str = "t") -> SparkRelation:
     return SparkRelation.create(schema=schema, identifier=identifier, type="table")
+
+
+_STOCK_HARNESSES: dict[str, Harness] = {}
+
+
+def stock_harness(adapter_type: str, compiled_code: str) -> Harness:
+    """A reset harness under a stock adapter's dispatch order (`spark`, `databricks`: no
+    `vulcan_*` adapter method), one per adapter type, with a SQL model `t` in the context."""
+    if adapter_type not in _STOCK_HARNESSES:
+        _STOCK_HARNESSES[adapter_type] = Harness(adapter_type=adapter_type)
+    harness = _STOCK_HARNESSES[adapter_type].reset()
+    harness.context.update(
+        {
+            "compiled_code": compiled_code,
+            "modules": get_context_modules(),
+            "store_raw_result": lambda *a, **k: None,
+            "model": {"name": "t", "unique_id": "model.p.t", "language": "sql", "config": {}},
+        }
+    )
+    return harness

@@ -9,9 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from dbt.context.base import get_context_modules
 
-from tests.unit.macro_harness import CompilerError, FakeResult, Harness, relation
+from tests.unit.macro_harness import CompilerError, FakeResult, Harness, relation, stock_harness
 
 TR = "incremental_by_time_range"
 BATCH = {
@@ -32,24 +31,10 @@ PLAN = {
 }
 SQL = "select * from src where d between @start_ds and @end_ds"
 
-_HARNESSES: dict[str, Harness] = {}
-
 
 @pytest.fixture(params=["spark", "databricks"])
 def h(request: pytest.FixtureRequest) -> Harness:
-    adapter_type = str(request.param)
-    if adapter_type not in _HARNESSES:
-        _HARNESSES[adapter_type] = Harness(adapter_type=adapter_type)
-    harness = _HARNESSES[adapter_type].reset()
-    harness.context.update(
-        {
-            "compiled_code": SQL,
-            "modules": get_context_modules(),
-            "store_raw_result": lambda *a, **k: None,
-            "model": {"name": "t", "unique_id": "model.p.t", "language": "sql", "config": {}},
-        }
-    )
-    return harness
+    return stock_harness(str(request.param), SQL)
 
 
 def cfg(kind: str, file_format: str, **extra: Any) -> dict[str, Any]:

@@ -8,11 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from dbt.context.base import get_context_modules
 
 from dbt.adapters.vulcan.config import validate
 from dbt.adapters.vulcan.scd2 import Scd2Model, detection_time
-from tests.unit.macro_harness import STAGE, CompilerError, Harness, relation, squash
+from tests.unit.macro_harness import STAGE, CompilerError, Harness, relation, squash, stock_harness
 
 BY_TIME = "scd_type_2_by_time"
 BY_COLUMN = "scd_type_2_by_column"
@@ -39,24 +38,10 @@ CONFIGS = {
     BY_COLUMN: {"unique_key": "id", "columns": ["name"]},
 }
 
-_HARNESSES: dict[str, Harness] = {}
-
 
 @pytest.fixture(params=["spark", "databricks"])
 def h(request: pytest.FixtureRequest) -> Harness:
-    adapter_type = str(request.param)
-    if adapter_type not in _HARNESSES:
-        _HARNESSES[adapter_type] = Harness(adapter_type=adapter_type)
-    harness = _HARNESSES[adapter_type].reset()
-    harness.context.update(
-        {
-            "compiled_code": SQL,
-            "modules": get_context_modules(),
-            "store_raw_result": lambda *a, **k: None,
-            "model": {"name": "t", "unique_id": "model.p.t", "language": "sql", "config": {}},
-        }
-    )
-    return harness
+    return stock_harness(str(request.param), SQL)
 
 
 def settings(kind: str, file_format: str) -> dict[str, Any]:
