@@ -62,7 +62,7 @@
     {%- else -%}
       {%- set column = dbt_vulcan._vulcan_scd2_resolve(plain, 'unique_key', by_lower, listed, problems) -%}
       {%- do key_columns.append(column | lower) -%}
-      {%- do keys.append(dbt_vulcan._vulcan_scd2_quote(column)) -%}
+      {%- do keys.append(dbt_vulcan.vulcan_quote_identifier(column)) -%}
       {%- do labels.append(column) -%}
     {%- endif -%}
   {%- endfor -%}
@@ -154,7 +154,6 @@
 
 {# ------------------------------------------------------------------ private: the config #}
 
-{% macro _vulcan_scd2_quote(name) %}{{ return('`' ~ (name | string).replace('`', '``') ~ '`') }}{% endmacro %}
 
 {#- The column name when a unique_key entry is a plain (optionally quoted) column, else none. -#}
 {% macro _vulcan_scd2_plain_name(key) %}
@@ -212,7 +211,7 @@
 
 {% macro _vulcan_scd2_quoted(names) %}
   {%- set out = [] -%}
-  {%- for name in names -%}{%- do out.append(dbt_vulcan._vulcan_scd2_quote(name)) -%}{%- endfor -%}
+  {%- for name in names -%}{%- do out.append(dbt_vulcan.vulcan_quote_identifier(name)) -%}{%- endfor -%}
   {{ return(out) }}
 {% endmacro %}
 
@@ -242,7 +241,7 @@
     its decision: _vulcan_close/_vulcan_close_at for stored rows, _vulcan_insert/
     _vulcan_valid_from for source rows. Every step is a window over the key (one shuffle). -#}
 {% macro _vulcan_scd2_decided(spec, target, source_sql, detected_at, history, empty) %}
-  {%- set q = dbt_vulcan._vulcan_scd2_quote -%}
+  {%- set q = dbt_vulcan.vulcan_quote_identifier -%}
   {%- set sql_type = dbt_vulcan._vulcan_scd2_sql_type(spec) -%}
   {%- set cols = dbt_vulcan._vulcan_scd2_quoted(spec.columns) | join(', ') -%}
   {%- set vf, vt = q(spec.valid_from), q(spec.valid_to) -%}
@@ -371,7 +370,7 @@ vulcan_decided AS (
 {#- A query with the table's columns, for creating the empty table. -#}
 {% macro _vulcan_scd2_create(spec, schema_sql) %}
   {%- set null = 'CAST(NULL AS ' ~ dbt_vulcan._vulcan_scd2_sql_type(spec) ~ ')' -%}
-  {%- set q = dbt_vulcan._vulcan_scd2_quote -%}
+  {%- set q = dbt_vulcan.vulcan_quote_identifier -%}
   {{ return('SELECT ' ~ dbt_vulcan._vulcan_scd2_quoted(spec.columns) | join(', ') ~ ', ' ~ null ~ ' AS ' ~ q(spec.valid_from) ~ ', ' ~ null ~ ' AS ' ~ q(spec.valid_to) ~ '\nFROM (\n' ~ schema_sql ~ '\n) AS vulcan_schema') }}
 {% endmacro %}
 
@@ -380,7 +379,7 @@ vulcan_decided AS (
     _vulcan_valid_from). -#}
 {% macro _vulcan_scd2_changes(spec, target, source_sql, detected_at, empty) %}
   {%- set data = [] -%}
-  {%- for c in spec.columns -%}{%- do data.append(dbt_vulcan._vulcan_scd2_quote(c) ~ ' AS _vulcan_c' ~ loop.index0) -%}{%- endfor -%}
+  {%- for c in spec.columns -%}{%- do data.append(dbt_vulcan.vulcan_quote_identifier(c) ~ ' AS _vulcan_c' ~ loop.index0) -%}{%- endfor -%}
   {%- set decided = dbt_vulcan._vulcan_scd2_decided(spec, target, source_sql, detected_at, false, empty) -%}
   {{ return(decided ~ "\nSELECT IF(_vulcan_is_source, 'insert', 'close') AS _vulcan_action, " ~ dbt_vulcan._vulcan_scd2_key_names(spec) | join(', ') ~ ',\n  _vulcan_close_at, _vulcan_valid_from, ' ~ data | join(', ') ~ '\nFROM vulcan_decided\nWHERE _vulcan_close OR _vulcan_insert') }}
 {% endmacro %}
@@ -390,7 +389,7 @@ vulcan_decided AS (
     matched. A plain key is qualified with the target; an expression key sees only the
     target's columns (the changes have only _vulcan_ columns). -#}
 {% macro _vulcan_scd2_merge(spec, target, changes) %}
-  {%- set q = dbt_vulcan._vulcan_scd2_quote -%}
+  {%- set q = dbt_vulcan.vulcan_quote_identifier -%}
   {%- set on = [] -%}
   {%- for expr in spec['keys'] -%}
     {%- set plain = dbt_vulcan._vulcan_scd2_plain_name(expr) -%}
@@ -408,7 +407,7 @@ vulcan_decided AS (
 {#- The table's complete new content, in its column order: every stored row (closed where
     due) and the new versions. -#}
 {% macro _vulcan_scd2_rewrite(spec, target, source_sql, detected_at, empty) %}
-  {%- set q = dbt_vulcan._vulcan_scd2_quote -%}
+  {%- set q = dbt_vulcan.vulcan_quote_identifier -%}
   {%- set vf, vt = q(spec.valid_from), q(spec.valid_to) -%}
   {%- set decided = dbt_vulcan._vulcan_scd2_decided(spec, target, source_sql, detected_at, true, empty) -%}
   {{ return(decided ~ '\nSELECT ' ~ dbt_vulcan._vulcan_scd2_quoted(spec.columns) | join(', ') ~ ',\n  IF(_vulcan_is_source, _vulcan_valid_from, ' ~ vf ~ ') AS ' ~ vf ~ ',\n  CASE WHEN _vulcan_is_source THEN CAST(NULL AS ' ~ dbt_vulcan._vulcan_scd2_sql_type(spec) ~ ')\n    WHEN _vulcan_close THEN _vulcan_close_at ELSE ' ~ vt ~ ' END AS ' ~ vt ~ '\nFROM vulcan_decided\nWHERE NOT _vulcan_is_source OR _vulcan_insert') }}

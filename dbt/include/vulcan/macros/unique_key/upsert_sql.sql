@@ -73,7 +73,7 @@
 
 {% macro default__vulcan_unique_key_parquet_sql(spec, relation, stage, sql, layout) %}
   {%- set quoted = [] -%}
-  {%- for c in layout.columns -%}{%- do quoted.append(dbt_vulcan._vulcan_uk_quote(c)) -%}{%- endfor -%}
+  {%- for c in layout.columns -%}{%- do quoted.append(dbt_vulcan.vulcan_quote_identifier(c)) -%}{%- endfor -%}
   {%- set columns = quoted | join(', ') -%}
   {%- if not layout.scoped -%}
     {%- set select = dbt_vulcan._vulcan_uk_merged_select(spec, layout,
@@ -83,7 +83,7 @@
   {%- endif -%}
   {%- set parts = [] -%}
   {%- set lowered = layout.partition_cols | map('lower') | list -%}
-  {%- for p in layout.partition_cols -%}{%- do parts.append(dbt_vulcan._vulcan_uk_quote(p)) -%}{%- endfor -%}
+  {%- for p in layout.partition_cols -%}{%- do parts.append(dbt_vulcan.vulcan_quote_identifier(p)) -%}{%- endfor -%}
   {%- set in_scope = [] -%}
   {%- set target_parts = [] -%}
   {%- set as_json = [] -%}
@@ -124,14 +124,13 @@
     {%- set items = [] -%}
     {%- for c in partition_cols -%}
       {%- set v = values.get(c) -%}
-      {%- do items.append(dbt_vulcan._vulcan_uk_quote(c) ~ ' = ' ~ ('null' if v is none else dbt_vulcan.vulcan_sql_string(v))) -%}
+      {%- do items.append(dbt_vulcan.vulcan_quote_identifier(c) ~ ' = ' ~ ('null' if v is none else dbt_vulcan.vulcan_sql_string(v))) -%}
     {%- endfor -%}
     {%- do specs.append('partition (' ~ items | join(', ') ~ ')') -%}
   {%- endfor -%}
   {{ return('alter table ' ~ relation ~ ' drop if exists ' ~ specs | join(', ') if specs else '') }}
 {% endmacro %}
 
-{% macro _vulcan_uk_quote(name) %}{{ return('`' ~ name | replace('`', '``') ~ '`') }}{% endmacro %}
 
 {#- {column lowercased: value} of an UPDATE SET clause; a column the table lacks: an error -#}
 {% macro _vulcan_uk_assigned(spec, clause, layout) %}
@@ -149,7 +148,7 @@
 {% endmacro %}
 
 {% macro _vulcan_uk_column(spec, column, assigned) %}
-  {%- set name = dbt_vulcan._vulcan_uk_quote(column) -%}
+  {%- set name = dbt_vulcan.vulcan_quote_identifier(column) -%}
   {%- set branches = ['when source.__vulcan_s is null then target.' ~ name, 'when target.__vulcan_t is null then source.' ~ name] -%}
   {%- if not spec.clauses -%}
     {{ return('case ' ~ branches | join(' ') ~ ' else source.' ~ name ~ ' end as ' ~ name) }}

@@ -73,7 +73,7 @@
 {% macro _vulcan_audit_sql(audit, relation) %}
   {%- set args = audit.args -%}
   {%- set name = audit.name -%}
-  {%- set q = dbt_vulcan._vulcan_audit_quote -%}
+  {%- set q = dbt_vulcan.vulcan_quote_identifier -%}
   {%- set rel = relation | string -%}
   {%- if name == 'not_null' -%}
     {%- set tests = [] -%}
@@ -119,7 +119,6 @@
   {{ exceptions.raise_compiler_error('audits.sql: no SQL for the audit ' ~ name) }}
 {% endmacro %}
 
-{% macro _vulcan_audit_quote(name) %}{{ return('`' ~ name.replace('`', '``') ~ '`') }}{% endmacro %}
 
 {#- A Spark SQL literal for a config value. -#}
 {% macro _vulcan_audit_literal(value) %}
