@@ -4,7 +4,7 @@ PYTEST := $(PY) -m pytest
 
 .PHONY: setup example test lint unit functional functional-parquet functional-delta \
 	functional-iceberg functional-package integration integration-parquet integration-package integration-delta thrift test-lane-1 \
-	test-lane-2 bench bench-quick
+	test-lane-2 bench bench-quick bench-warm bench-warm-quick
 
 setup:
 	bash scripts/bootstrap.sh
@@ -99,9 +99,17 @@ test-lane-2: setup
 	$(MAKE) --no-print-directory -j1 functional-delta functional-iceberg functional-package
 
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
-# raw Spark, written to docs/benchmarks.md; the quick mode is a small smoke run.
+# raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →
+# docs/benchmarks.md; `bench-warm`: every run inside one warm process → docs/benchmarks-warm.md;
+# the quick variants are small smoke runs.
 bench: setup
 	$(PY) benchmarks/run.py
 
 bench-quick: setup
 	$(PY) benchmarks/run.py --quick
+
+bench-warm: setup
+	$(PY) benchmarks/run.py --suite warm
+
+bench-warm-quick: setup
+	$(PY) benchmarks/run.py --suite warm --quick

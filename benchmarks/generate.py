@@ -52,9 +52,9 @@ def _hash(column: int, *parts: str, seed: int = SEED) -> str:
     return f"xxhash64({seed}, {', '.join(parts)}, {column})"
 
 
-def events_sql(size: Size, seed: int = SEED) -> str:
-    """CREATE TABLE AS SELECT of the events source."""
-    rows = (size.days + 1) * size.per_day
+def events_sql(size: Size, seed: int = SEED, extra_days: int = 1) -> str:
+    """CREATE TABLE AS SELECT of the events source: `size.days + extra_days` days."""
+    rows = (size.days + extra_days) * size.per_day
     return f"""
 create table {SOURCE_SCHEMA}.events using parquet partitioned by (event_date) as
 select
@@ -103,11 +103,11 @@ from (
 """
 
 
-def create_events(spark: Any, size: Size, seed: int = SEED) -> None:
-    """(Re)creates the events source."""
+def create_events(spark: Any, size: Size, seed: int = SEED, extra_days: int = 1) -> None:
+    """(Re)creates the events source: the backfill's days and `extra_days` more."""
     spark.sql(f"create schema if not exists {SOURCE_SCHEMA}")
     spark.sql(f"drop table if exists {SOURCE_SCHEMA}.events")
-    spark.sql(events_sql(size, seed))
+    spark.sql(events_sql(size, seed, extra_days))
 
 
 def create_customers(spark: Any, size: Size, snapshot_day: int, seed: int = SEED) -> None:

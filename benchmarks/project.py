@@ -105,8 +105,14 @@ SCHEMA_MACRO = """{% macro generate_schema_name(custom_schema_name, node) -%}
 """
 
 
-def write_project(folder: Path, server_side_parameters: dict[str, str], state_format: str) -> None:
-    """Writes dbt_project.yml, profiles.yml, the models, the snapshot and the sources."""
+def write_project(
+    folder: Path,
+    server_side_parameters: dict[str, str],
+    state_format: str,
+    adapter_type: str = "vulcan",
+) -> None:
+    """Writes dbt_project.yml, profiles.yml, the models, the snapshot and the sources.
+    `adapter_type` "vulcan" is the adapter; "spark" is stock dbt-spark with the package."""
     (folder / "models").mkdir(parents=True, exist_ok=True)
     (folder / "snapshots").mkdir(exist_ok=True)
     (folder / "macros").mkdir(exist_ok=True)
@@ -124,12 +130,12 @@ def write_project(folder: Path, server_side_parameters: dict[str, str], state_fo
             "target": "bench",
             "outputs": {
                 "bench": {
-                    "type": "vulcan",
+                    "type": adapter_type,
                     "method": "session",
                     "host": "localhost",
                     "schema": "bench",
                     "threads": 1,
-                    "state_file_format": state_format,
+                    **({"state_file_format": state_format} if adapter_type == "vulcan" else {}),
                     "server_side_parameters": server_side_parameters,
                 }
             },

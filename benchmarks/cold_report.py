@@ -1,0 +1,273 @@
+"""The report of the fresh-process suite (benchmarks/cold.py): docs/benchmarks.md.
+
+Goals (issue 19), ratios of medians from one benchmark run:
+- one new day: model time <= 1.0x dbt microbatch's (stretch 0.8x), wall time <= 1.0x;
+- backfill: model time <= 1.0x insert_overwrite's and <= 1.3x the raw statements' (stretch 1.1x);
+- statements per model run: <= 5 for a one-day run, <= 8 for a backfill;
+- the same in package mode.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from pathlib import Path
+from typing import Any
+
+from benchmarks.generate import Size
+
+LABELS = {
+    "vulcan": "dbt-vulcan, `type: vulcan`",
+    "vulcan_package": "dbt-vulcan package, `type: spark`",
+    "microbatch": "dbt-spark microbatch",
+    "insert_overwrite": "dbt-spark insert_overwrite",
+    "raw": "raw Spark (vulcan's write statements by hand)",
+}
+SCENARIOS = {
+    "backfill": "Backfill",
+    "one_day": "One new day (the daily job)",
+    "explicit_day": "One explicit, already processed day",
+}
+
+
+def _runs(cold: dict[str, Any], scenario: str, system: str) -> list[dict[str, Any]]:
+    return [r for r in cold["runs"] if r["scenario"] == scenario and r["system"] == system]
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _med(cold: dict[str, Any], scenario: str, system: str, key: str = "execution_time") -> float:
+    return _median([float(r[key]) for r in _runs(cold, scenario, system)])
+
+
+def _gaps(run: dict[str, Any]) -> float:
+    return sum(s["gap_before"] for s in run["statements"]) + run.get("tail_gap", 0.0)
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else float("nan")
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def _ok(flag: bool) -> str:
+    return "yes" if flag else "**no**"
+
+
+def statement_label(sql: str) -> str:
+    """A statement's first words without dbt's comment, schema names shortened."""
+    text = re.sub(r"/\*.*?\*/", " ", sql, flags=re.S)
+    text = " ".join(text.split())
+    if text.lower().startswith("with vulcan_log"):
+        return "the plan: one query over the interval log (missing intervals, batches)"
+    return text[:90] + ("…" if len(text) > 90 else "")
+
+
+def goals(cold: dict[str, Any]) -> list[list[str]]:
+    """[goal, target, measured, met] rows."""
+    rows: list[list[str]] = []
+    mb_day = _med(cold, "one_day", "microbatch")
+    mb_wall = _med(cold, "one_day", "microbatch", "wall")
+    io_fill, raw_fill = _med(cold, "backfill", "insert_overwrite"), _med(cold, "backfill", "raw")
+    for system in ("vulcan", "vulcan_package"):
+        label = "" if system == "vulcan" else " (package)"
+        day = _ratio(_med(cold, "one_day", system), mb_day)
+        wall = _ratio(_med(cold, "one_day", system, "wall"), mb_wall)
+        fill = _med(cold, "backfill", system)
+        rows += [
+            [
+                f"one new day{label}: model time / microbatch's",
+                "≤ 1.0x (0.8x)",
+                f"{day:.2f}x",
+                _ok(day <= 1.0),
+            ],
+            [
+                f"one new day{label}: wall time / microbatch's",
+                "≤ 1.0x",
+                f"{wall:.2f}x",
+                _ok(wall <= 1.0),
+            ],
+            [
+                f"backfill{label}: model time / insert_overwrite's",
+                "≤ 1.0x",
+                f"{_ratio(fill, io_fill):.2f}x",
+                _ok(_ratio(fill, io_fill) <= 1.0),
+            ],
+            [
+                f"backfill{label}: model time / raw statements'",
+                "≤ 1.3x (1.1x)",
+                f"{_ratio(fill, raw_fill):.2f}x",
+                _ok(_ratio(fill, raw_fill) <= 1.3),
+            ],
+        ]
+        day_statements = max(
+            (len(r["statements"]) for r in _runs(cold, "one_day", system)), default=-1
+        )
+        fill_statements = max(
+            (len(r["statements"]) for r in _runs(cold, "backfill", system)), default=-1
+        )
+        rows += [
+            [
+                f"statements, one-day run{label}",
+                "≤ 5",
+                str(day_statements),
+                _ok(0 <= day_statements <= 5),
+            ],
+            [
+                f"statements, backfill{label}",
+                "≤ 8",
+                str(fill_statements),
+                _ok(0 <= fill_statements <= 8),
+            ],
+        ]
+    return rows
+
+
+def _scenario_table(cold: dict[str, Any], scenario: str) -> list[str]:
+    rows = []
+    for system, label in LABELS.items():
+        runs = _runs(cold, scenario, system)
+        if not runs:
+            continue
+        raw = system == "raw"
+        rows.append(
+            [
+                label,
+                f"{_med(cold, scenario, system):.2f} s",
+                ", ".join(f"{r['execution_time']:.1f}" for r in runs),
+                "-" if raw else f"{_med(cold, scenario, system, 'wall'):.1f} s",
+                f"{_median([len(r['statements']) for r in runs]):.0f}",
+                "-" if raw else f"{_median([_gaps(r) for r in runs]):.2f} s",
+            ]
+        )
+    head = ["system", "model time (median)", "runs (s)", "wall (median)", "statements"]
+    return _table([*head, "unlogged gaps"], rows)
+
+
+def gap_table(run: dict[str, Any]) -> list[str]:
+    """Each statement of one run, in order, with the unlogged time before it."""
+    rows = []
+    for i, s in enumerate(run["statements"], 1):
+        rows.append(
+            [
+                str(i),
+                s["category"],
+                statement_label(s["sql"]),
+                f"{s['start']:.2f}",
+                f"{s['gap_before']:.2f}",
+                f"{s['seconds']:.2f}",
+            ]
+        )
+    rows.append(
+        [
+            "",
+            "",
+            "(after the last statement, until the model finished)",
+            "",
+            f"{run.get('tail_gap', 0):.2f}",
+            "",
+        ]
+    )
+    head = ["#", "kind", "statement", "starts at (s)", "gap before (s)", "statement (s)"]
+    spent = sum(s["seconds"] for s in run["statements"])
+    summary = f"Model time {run['execution_time']:.2f} s; statements {spent:.2f} s; "
+    return [*_table(head, rows), "", summary + f"unlogged gaps {_gaps(run):.2f} s."]
+
+
+def _median_run(cold: dict[str, Any], scenario: str, system: str) -> dict[str, Any] | None:
+    runs = sorted(_runs(cold, scenario, system), key=lambda r: r["execution_time"])
+    return runs[len(runs) // 2] if runs else None
+
+
+def section(cold: dict[str, Any], size: Size) -> list[str]:
+    """The markdown of the fresh-process suite."""
+    n = size.days
+    lines = ["## Goals (issue 19): a fresh `dbt` process per run", ""]
+    lines += _table(["goal", "target (stretch)", "measured", "met"], goals(cold))
+    lines += [
+        "",
+        "## Data and method",
+        "",
+        f"- Events: {n + size.repeats} days x {size.per_day:,} rows over {size.users:,} users, "
+        "seeded, generated inside Spark by benchmarks/generate.py, parquet partitioned by day. "
+        "Model: the daily aggregate per user, partitioned by day, parquet (benchmarks/project.py).",
+        "- Every run is a new `dbt run --select <model>` process (`.venv/bin/dbt`), one at a "
+        "time, in the order vulcan, vulcan package, dbt-spark's strategies, then the next "
+        "repetition (interleaved, so the machine's load hits all alike). The SparkSession is "
+        "embedded (method session, local[2], driver 4g, 4 shuffle partitions): each process "
+        "starts its own JVM, as a scheduler's `dbt run` does.",
+        "- Model time: run_results.json's `execution_time`; wall: the whole `dbt` process "
+        "(start-up, parse, the JVM, the run). Statements and gaps: dbt's JSON debug log "
+        "(SQLQuery / SQLQueryStatus events of the model's connection); a gap is time inside "
+        "the model with no statement running: Python and Jinja, and, after a query that "
+        "returns rows, the fetch of its rows (Spark runs a SELECT's job when its rows are "
+        "fetched, after dbt logged the statement as done).",
+        f"- Backfill: days [0, {n}) into empty schemas, a new schema per repetition. One new "
+        f"day: repetition r adds day {n} + r - 1 to repetition 1's tables (vulcan: a plain "
+        "run with `vulcan_execution_time` one hour into the next day; microbatch: "
+        "`--event-time-start/end`; insert_overwrite: its own vars). Explicit day: repetition r "
+        f"recomputes the processed day {n} - r (vulcan: `vulcan_start`/`vulcan_end`; "
+        "microbatch: `--event-time-start/end`).",
+        "- microbatch's table for the daily runs is a raw copy of insert_overwrite's backfill "
+        "(its own 365-day backfill is 365 statements and minutes: see the warm suite). raw: "
+        "the write statements of vulcan's backfill, issued by hand in a fresh SparkSession "
+        "after one untimed `SHOW TABLES` (dbt's own first statements list the schemas).",
+        "",
+    ]
+    for scenario, title in SCENARIOS.items():
+        lines += [f"## {title}", ""]
+        lines += _scenario_table(cold, scenario)
+        lines.append("")
+    lines += ["## Where a one-day run's time goes (the median run of each system)", ""]
+    for system in ("vulcan", "vulcan_package", "microbatch", "insert_overwrite"):
+        run = _median_run(cold, "one_day", system)
+        if run is None:
+            continue
+        lines += [f"### {LABELS[system]}", "", *gap_table(run), ""]
+    run = _median_run(cold, "explicit_day", "vulcan")
+    if run is not None:
+        lines += ["### dbt-vulcan, one explicit (already processed) day", ""]
+        lines += [*gap_table(run), ""]
+    lines += ["## Output checks", ""]
+    for check in cold.get("checks", []):
+        values = "; ".join(f"{k}: {v}" for k, v in check["values"].items())
+        lines.append(f"- {'same' if check['ok'] else '**DIFFERENT**'}: {check['what']} ({values})")
+    lines += ["", "(row count, then sums and a hash checksum of every row)", ""]
+    return lines
+
+
+def write(
+    out: Path, cold: dict[str, Any], size: Size, meta: dict[str, Any], intro: str
+) -> list[str]:
+    """Writes the fresh-process report; returns the problems."""
+    problems = list(cold.get("problems", []))
+    lines = ["# Benchmarks", "", intro, ""]
+    lines += [
+        f"This run: `{meta.get('command', '')}` ({size.name} size, {size.repeats} "
+        f"repetition(s); {meta.get('total_seconds', '?')} s in all), "
+        f"commit {meta.get('commit', '?')}.",
+        "",
+    ]
+    if problems:
+        lines += (
+            ["**PROBLEMS** (the run exits non-zero):", ""] + [f"- {p}" for p in problems] + [""]
+        )
+    lines += section(cold, size)
+    lines += ["## Machine", ""]
+    lines += [
+        f"- {k}: {v}"
+        for k, v in meta.items()
+        if k not in ("command", "make", "total_seconds", "commit")
+    ]
+    lines.append("")
+    notes = Path(__file__).with_name("FINDINGS_COLD.md")
+    if notes.exists():
+        lines += [notes.read_text().strip(), ""]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines))
+    return problems

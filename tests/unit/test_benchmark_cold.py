@@ -1,0 +1,93 @@
+"""The fresh-process benchmark's log reading and goals (benchmarks/cold.py, cold_report.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks.cold import parse_log
+from benchmarks.cold_report import goals, statement_label
+
+NODE = "model.bench.daily_vulcan"
+
+
+def _event(name: str, ts: str, thread: str = "Thread-1", **data: object) -> str:
+    return json.dumps({"data": data, "info": {"name": name, "ts": ts, "thread": thread}})
+
+
+def _log(tmp_path: Path) -> Path:
+    node = {"node_info": {"unique_id": NODE}}
+    lines = [
+        # another connection's statement (dbt's relation cache) is not the model's
+        _event("SQLQuery", "2026-01-01T00:00:00.000000Z", "Main", conn_name="list_s", sql="show"),
+        _event("SQLQueryStatus", "2026-01-01T00:00:05.000000Z", "Main", elapsed=5.0),
+        _event("NodeExecuting", "2026-01-01T00:00:10.000000Z", **node),
+        _event(
+            "SQLQuery",
+            "2026-01-01T00:00:10.500000Z",
+            conn_name=NODE,
+            sql="with vulcan_log as (select * from s.vulcan_intervals)",
+        ),
+        _event("SQLQueryStatus", "2026-01-01T00:00:11.000000Z", elapsed=0.5),
+        "not json",
+        _event(
+            "SQLQuery",
+            "2026-01-01T00:00:14.000000Z",
+            conn_name=NODE,
+            sql="/* c */ insert overwrite t",
+        ),
+        _event("SQLQueryStatus", "2026-01-01T00:00:16.000000Z", elapsed=2.0),
+        _event("NodeFinished", "2026-01-01T00:00:16.250000Z", **node),
+    ]
+    path = tmp_path / "dbt.log"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def test_parse_log_gives_the_models_statements_durations_and_gaps(tmp_path: Path) -> None:
+    statements, span, tail = parse_log(_log(tmp_path), NODE)
+    assert [(s.category, s.start, s.seconds, s.gap_before) for s in statements] == [
+        ("state", 0.5, 0.5, 0.5),
+        ("write", 4.0, 2.0, 3.0),
+    ]
+    assert (span, tail) == (6.25, 0.25)
+
+
+def test_parse_log_of_another_node_is_empty(tmp_path: Path) -> None:
+    assert parse_log(_log(tmp_path), "model.bench.other") == ([], 0.0, 0.0)
+
+
+def _run(scenario: str, system: str, seconds: float, statements: int, wall: float = 20.0) -> dict:
+    sql = [{"sql": "x", "category": "write", "start": 0, "seconds": 0, "gap_before": 0}]
+    return {
+        "scenario": scenario,
+        "system": system,
+        "execution_time": seconds,
+        "wall": wall,
+        "statements": sql * statements,
+        "tail_gap": 0.0,
+    }
+
+
+def test_goals_are_ratios_of_medians_and_statement_maxima() -> None:
+    runs = [_run("one_day", "microbatch", s, 4) for s in (8.0, 10.0, 9.0)] + [
+        _run("one_day", "vulcan", s, 4) for s in (7.0, 20.0, 7.2)
+    ]
+    runs += [_run("one_day", "vulcan_package", 12.0, 6)]
+    runs += [_run("backfill", "insert_overwrite", 30.0, 2), _run("backfill", "raw", 20.0, 2)]
+    runs += [_run("backfill", "vulcan", 27.0, 5), _run("backfill", "vulcan_package", 27.0, 9)]
+    table = {row[0]: (row[2], row[3]) for row in goals({"runs": runs})}
+    assert table["one new day: model time / microbatch's"] == ("0.80x", "yes")  # 7.2 / 9.0
+    assert table["one new day (package): model time / microbatch's"] == ("1.33x", "**no**")
+    assert table["backfill: model time / insert_overwrite's"] == ("0.90x", "yes")
+    assert table["backfill: model time / raw statements'"] == ("1.35x", "**no**")
+    assert table["statements, one-day run (package)"] == ("6", "**no**")
+    assert table["statements, backfill (package)"] == ("9", "**no**")
+    assert table["statements, backfill"] == ("5", "yes")
+
+
+def test_statement_label_names_the_plan_and_strips_dbts_comment() -> None:
+    assert statement_label("/* {} */\n with vulcan_log as (...)").startswith("the plan")
+    assert (
+        statement_label('/* {"a": 1} */\ninsert   into t\nvalues (1)') == "insert into t values (1)"
+    )
