@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +189,15 @@ class TestDbtNative:
             assert shown == [day(1), day(2)], name
         # the output filter as the run applies it: only the batch's days
         assert {r[1] for r in show("leaky", exec_vars)} == {date(2025, 1, 1), date(2025, 1, 2)}
+        # the kinds without start: their one batch, up to the execution time
+        early = {EXEC: "2025-01-02 05:00:00"}
+        assert [r[0] for r in show("by_key", early)] == [1, 2, 3, 4, 5, 6]
+        first_day = datetime(2025, 1, 1)
+        assert show("scd", early) == [
+            (2, 10.5, first_day),
+            (3, 20.5, first_day),
+            (4, 30.5, first_day),
+        ]
         # after a run, the next batch is the next day
         run("run", "-s", "daily_sales", vars=exec_vars)
         assert show("daily_sales", {EXEC: "2025-01-04 02:00:00"}) == [day(3)]
