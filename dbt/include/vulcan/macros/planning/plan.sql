@@ -79,7 +79,7 @@
     'time_type': cfg.time_data_type or (recorded_type if recorded_type is string else none),
     'has_state': (summary.get('log_rows') or 0) | int > 0,
     'rebuild': plan_rebuild,
-    'all_time': ['1900-01-01 00:00:00', '9999-12-31 00:00:00'],
+    'all_time': dbt_vulcan.vulcan_all_time(),
     'first_interval': [fmt(first_start), fmt(dbt_vulcan._vulcan_unit_add(first_start, geometry))],
   }) }}
 {% endmacro %}
