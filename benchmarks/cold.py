@@ -7,7 +7,9 @@ other, interleaved rep by rep (vulcan, vulcan in package mode, dbt-spark's strat
 - `vulcan`: `type: vulcan` (the adapter);
 - `vulcan_package`: stock `type: spark` with the dbt package;
 - `microbatch`, `insert_overwrite`: dbt-spark's own strategies, on the same `type: spark` project;
-- `raw`: the backfill's write statements issued by hand in a fresh SparkSession (the floor).
+- `raw`: the backfill's write statements issued by hand in a fresh SparkSession (the floor);
+- `vulcan_before` (only with `--before <checkout>`): `type: vulcan` from an earlier checkout of
+  this repository (its Python on PYTHONPATH), to measure a change before and after.
 
 Each dbt run is timed three ways: dbt's own `execution_time` of the model (run_results.json),
 the wall time of the whole `dbt` process, and, from dbt's debug log (JSON), every statement the
@@ -56,6 +58,7 @@ SYSTEMS: dict[str, tuple[str, str]] = {
     "vulcan_package": ("package", "daily_vulcan"),
     "microbatch": ("package", "daily_microbatch"),
     "insert_overwrite": ("package", "daily_insert_overwrite"),
+    "vulcan_before": ("before", "daily_vulcan"),
 }
 SCHEMA = {
     "vulcan": "cold_adapter",
@@ -63,6 +66,7 @@ SCHEMA = {
     "microbatch": "cold_microbatch",
     "insert_overwrite": "cold_io",
     "raw": "cold_raw",
+    "vulcan_before": "cold_before",
 }
 DAILY_CHECKSUM = """
 select count(*), sum(events), sum(amount_cents),
@@ -152,8 +156,9 @@ def parse_log(path: Path, unique_id: str) -> tuple[list[Statement], float, float
 class Projects:
     """The two dbt projects (adapter, package) of one work directory."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, before: Path | None = None) -> None:
         self.workdir = workdir
+        self.before = before
         self.logs = workdir / "logs"
         self.logs.mkdir(parents=True, exist_ok=True)
         self.count = 0
@@ -174,6 +179,8 @@ class Projects:
         argv += ["--log-path", str(log_dir), "--log-format-file", "json"]
         argv += ["--log-level-file", "debug", "--log-level", "warn"]
         env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+        if project == "before" and self.before is not None:
+            env["PYTHONPATH"] = str(self.before)
         started = time.perf_counter()
         done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - started
@@ -247,15 +254,23 @@ def _task(workdir: Path, task: str, kwargs: dict[str, Any]) -> Any:
     raise ValueError(task)
 
 
-def write_projects(workdir: Path) -> Projects:
+def write_projects(workdir: Path, before: Path | None = None) -> Projects:
     from benchmarks.project import write_project
     from tests.spark_targets import server_side_parameters
 
-    projects = Projects(workdir)
+    projects = Projects(workdir, before)
     params = server_side_parameters("parquet", workdir)
     write_project(projects.folder("adapter"), params, "parquet", adapter_type="vulcan")
     write_project(projects.folder("package"), params, "parquet", adapter_type="spark")
-    for project in ("adapter", "package"):
+    names = ["adapter", "package"]
+    if before is not None:
+        # its own state table: the layout of an earlier checkout may differ
+        extra = {"state_schema": "vulcan_state_before"}
+        write_project(
+            projects.folder("before"), params, "parquet", package=before, profile_extra=extra
+        )
+        names.append("before")
+    for project in names:
         folder = projects.folder(project)
         subprocess.run(
             [str(DBT), "deps", "--project-dir", str(folder), "--profiles-dir", str(folder)],
@@ -266,11 +281,13 @@ def write_projects(workdir: Path) -> Projects:
     return projects
 
 
-def run(size: Size, workdir: Path) -> dict[str, Any]:
-    """The cold suite: every scenario, interleaved rep by rep; runs, checks and problems."""
+def run(size: Size, workdir: Path, before: Path | None = None) -> dict[str, Any]:
+    """The cold suite: every scenario, interleaved rep by rep; runs, checks and problems.
+    `before`: an earlier checkout, run as the extra system `vulcan_before`."""
     n, reps = size.days, size.repeats
     started = time.perf_counter()
-    projects = write_projects(workdir)
+    projects = write_projects(workdir, before)
+    vulcans = ("vulcan", "vulcan_package") + (("vulcan_before",) if before else ())
     generated = spark_task(
         workdir, "generate", size=asdict(size), extra_days=reps
     )  # days [0, n + reps)
@@ -285,7 +302,7 @@ def run(size: Size, workdir: Path) -> dict[str, Any]:
     # backfill of n days, each rep into new schemas
     for rep in range(1, reps + 1):
         print(f"cold backfill rep {rep}", flush=True)
-        for system in ("vulcan", "vulcan_package"):
+        for system in vulcans:
             backfill = vulcan_vars(system, rep, vulcan_execution_time=str(at(n, 1)))
             runs.append(projects.dbt("backfill", system, rep, backfill))
         io = {"bench_schema": f"cold_io_r{rep}", "bench_from": str(day(0)), "bench_to": str(day(n))}
@@ -317,7 +334,7 @@ def run(size: Size, workdir: Path) -> dict[str, Any]:
     for rep in range(1, reps + 1):
         new = n + rep - 1
         print(f"cold one new day rep {rep} (day {new})", flush=True)
-        for system in ("vulcan", "vulcan_package"):
+        for system in vulcans:
             one = vulcan_vars(system, 1, vulcan_execution_time=str(at(new + 1, 1)))
             runs.append(projects.dbt("one_day", system, rep, one))
         window = ["--event-time-start", str(day(new)), "--event-time-end", str(day(new + 1))]
@@ -335,7 +352,7 @@ def run(size: Size, workdir: Path) -> dict[str, Any]:
     for rep in range(1, reps + 1):
         old = n - rep
         print(f"cold explicit day rep {rep} (day {old})", flush=True)
-        for system in ("vulcan", "vulcan_package"):
+        for system in vulcans:
             explicit = vulcan_vars(
                 system,
                 1,
@@ -350,8 +367,7 @@ def run(size: Size, workdir: Path) -> dict[str, Any]:
 
     # every system produced the same table
     tables = {
-        f"{SCHEMA[s]}_r1.{SYSTEMS[s][1]}": s
-        for s in ("vulcan", "vulcan_package", "microbatch", "insert_overwrite")
+        f"{SCHEMA[s]}_r1.{SYSTEMS[s][1]}": s for s in (*vulcans, "microbatch", "insert_overwrite")
     }
     model = {
         s: "daily_insert_overwrite" if s == "insert_overwrite" else "daily_vulcan" for s in SCHEMA
@@ -359,7 +375,7 @@ def run(size: Size, workdir: Path) -> dict[str, Any]:
     backfills = [
         f"{SCHEMA[s]}_r{rep}.{model[s]}"
         for rep in range(2, reps + 1)
-        for s in ("vulcan", "vulcan_package", "insert_overwrite", "raw")
+        for s in (*vulcans, "insert_overwrite", "raw")
     ]
     backfills += ["cold_raw_r1.daily_vulcan"]
     sums = spark_task(workdir, "checksums", tables=[*tables, *backfills])

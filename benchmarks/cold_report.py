@@ -22,6 +22,7 @@ LABELS = {
     "microbatch": "dbt-spark microbatch",
     "insert_overwrite": "dbt-spark insert_overwrite",
     "raw": "raw Spark (vulcan's write statements by hand)",
+    "vulcan_before": "dbt-vulcan before (`--before` checkout), `type: vulcan`",
 }
 SCENARIOS = {
     "backfill": "Backfill",
@@ -224,7 +225,7 @@ def section(cold: dict[str, Any], size: Size) -> list[str]:
         lines += _scenario_table(cold, scenario)
         lines.append("")
     lines += ["## Where a one-day run's time goes (the median run of each system)", ""]
-    for system in ("vulcan", "vulcan_package", "microbatch", "insert_overwrite"):
+    for system in ("vulcan_before", "vulcan", "vulcan_package", "microbatch", "insert_overwrite"):
         run = _median_run(cold, "one_day", system)
         if run is None:
             continue

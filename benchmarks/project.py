@@ -110,9 +110,13 @@ def write_project(
     server_side_parameters: dict[str, str],
     state_format: str,
     adapter_type: str = "vulcan",
+    package: Path | None = None,
+    profile_extra: dict[str, Any] | None = None,
 ) -> None:
     """Writes dbt_project.yml, profiles.yml, the models, the snapshot and the sources.
-    `adapter_type` "vulcan" is the adapter; "spark" is stock dbt-spark with the package."""
+    `adapter_type` "vulcan" is the adapter; "spark" is stock dbt-spark with the package.
+    `package`: the dbt package to install (default this repository; a checkout from before
+    the package existed has none: pass its root, and no packages.yml is written)."""
     (folder / "models").mkdir(parents=True, exist_ok=True)
     (folder / "snapshots").mkdir(exist_ok=True)
     (folder / "macros").mkdir(exist_ok=True)
@@ -137,6 +141,7 @@ def write_project(
                     "threads": 1,
                     **({"state_file_format": state_format} if adapter_type == "vulcan" else {}),
                     "server_side_parameters": server_side_parameters,
+                    **(profile_extra or {}),
                 }
             },
         }
@@ -162,5 +167,6 @@ def write_project(
     (folder / "snapshots" / "scd_snapshot.sql").write_text(SNAPSHOT)
     (folder / "macros" / "generate_schema_name.sql").write_text(SCHEMA_MACRO)
     # the kinds' macros: this repository as a dbt package
-    repo = Path(__file__).resolve().parent.parent
-    (folder / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(repo)}]}))
+    repo = package or Path(__file__).resolve().parent.parent
+    if (repo / "dbt_project.yml").exists():
+        (folder / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(repo)}]}))

@@ -76,7 +76,7 @@ def run_cold(args: argparse.Namespace, size: Size) -> int:
     print(f"benchmarks, fresh processes ({size.name}) in {workdir}", flush=True)
     started = time.perf_counter()
     try:
-        result = cold.run(size, workdir)
+        result = cold.run(size, workdir, args.before)
     except Exception as exc:  # reported, and the exit code says it
         print(f"cold suite failed: {exc}", file=sys.stderr, flush=True)
         return 1
@@ -128,6 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--suite", choices=("cold", "warm"), default="cold", help="default cold")
     parser.add_argument("--quick", action="store_true", help="small data, one repetition (CI)")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="cold suite: an earlier checkout of this repository, run as system vulcan_before",
+    )
     parser.add_argument("--repeat", type=int, default=0, help="repetitions (default 3; quick 1)")
     parser.add_argument(
         "--microbatch-repeat",
