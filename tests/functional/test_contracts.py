@@ -66,7 +66,12 @@ KINDS: dict[str, tuple[dict[str, Any], str]] = {
 # the contract's columns, in its order (the partition column last: a partitioned parquet table
 # keeps its partition columns last, whatever the contract says)
 CONTRACT = [("name", "string"), ("id", "bigint"), ("amount", "int"), ("day", "date")]
-SCD2_CONTRACT = [("name", "string"), ("id", "bigint"), ("amount", "int"), ("updated_at", "timestamp")]
+SCD2_CONTRACT = [
+    ("name", "string"),
+    ("id", "bigint"),
+    ("amount", "int"),
+    ("updated_at", "timestamp"),
+]
 SCD2_EXTRA = [("valid_from", "timestamp"), ("valid_to", "timestamp")]
 
 # the failing contract: `amount` declared a string; the query returns an int
@@ -97,7 +102,10 @@ def properties(overrides: dict[str, dict[str, str]] | None = None) -> str:
             lines += [f"  - name: {name}", "    config:", "      contract: {enforced: true}"]
             lines.append("    columns:")
             for column, data_type in contract_columns(kind):
-                lines += [f"      - name: {column}", f"        data_type: {types.get(column, data_type)}"]
+                lines += [
+                    f"      - name: {column}",
+                    f"        data_type: {types.get(column, data_type)}",
+                ]
     return "\n".join(lines) + "\n"
 
 
@@ -219,3 +227,78 @@ class TestContractChange:
             assert content(project, name[:-3], name) == table
             assert describe(project, name)[2] == ("amount", "int")
         assert processed_rows(project, "time_range_ok") == intervals
+
+
+CONSTRAINED = """version: 2
+models:
+  - name: constrained
+    config:
+      contract: {enforced: true}
+    constraints:
+      - type: check
+        name: amount_positive
+        expression: "amount > 0"
+    columns:
+      - name: name
+        data_type: string
+      - name: id
+        data_type: bigint
+        constraints:
+          - type: not_null
+      - name: amount
+        data_type: int
+      - name: day
+        data_type: date
+"""
+
+
+class TestContractConstraints:
+    """The contract's constraints, as dbt-spark applies them: on a Delta table (check
+    constraints and not_null), added to the empty table, so Delta checks every batch."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_events.csv": EVENTS}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        body = KINDS["time_range"][1].replace(
+            "cast(amount as int) as amount", "cast(amount as int) * {{ var('sign', 1) }} as amount"
+        )
+        config = ", ".join(f"{k}={v!r}" for k, v in KINDS["time_range"][0].items())
+        return {
+            "properties.yml": CONSTRAINED,
+            "constrained.sql": "{{ config(" + config + ") }}\n" + body,
+        }
+
+    @pytest.mark.profile_only("delta")
+    def test_delta_checks_every_batch_against_the_constraints(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "constrained", vars={EXEC: "2025-01-03"})
+        props = dict(rows(project, f"show tblproperties {project.test_schema}.constrained"))
+        assert props["delta.constraints.amount_positive"] == "amount > 0"
+        assert props["delta.constraints.id_not_null"] == "`id` is not null"
+        # a batch that breaks the check constraint fails; its interval is not recorded
+        intervals = processed_rows(project, "constrained")
+        _, out = run_dbt_and_capture(
+            ["run", "-s", "constrained", "--vars", f"{{{EXEC}: '2025-01-04', sign: -1}}"],
+            expect_pass=False,
+        )
+        assert "amount_positive" in out
+        assert processed_rows(project, "constrained") == intervals
+        assert len(table_rows(project, "constrained")) == 3
+        # --full-refresh replaces the table and adds the constraints again
+        run("run", "-s", "constrained", "--full-refresh", vars={EXEC: "2025-01-04"})
+        props = dict(rows(project, f"show tblproperties {project.test_schema}.constrained"))
+        assert props["delta.constraints.amount_positive"] == "amount > 0"
+        assert len(table_rows(project, "constrained")) == 4
+
+    @pytest.mark.skip_profile("delta", reason="Delta applies the constraints (test above)")
+    def test_other_formats_enforce_columns_and_types_only(self, project: Any) -> None:
+        run("seed")
+        _, out = run_dbt_and_capture(
+            ["run", "-s", "constrained", "--vars", f"{{{EXEC}: '2025-01-03', sign: -1}}"]
+        )
+        assert "the contract's constraints are not applied to a" in out
+        assert describe(project, "constrained")[1] == ("id", "bigint")
+        assert len(table_rows(project, "constrained")) == 3

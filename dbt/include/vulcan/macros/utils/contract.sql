@@ -6,11 +6,8 @@
       anything is created or written (a source whose types changed fails the next run);
     - the table: created from dbt's get_select_subquery of the query (the contract's columns,
       in the contract's order); each batch selects the table's columns in the table's order;
-    - the constraints: as dbt-spark applies them (persist_constraints), on Delta tables, right
-      after the empty table is created, so every batch is checked by Delta: model-level `check`
-      constraints (ALTER TABLE ADD CONSTRAINT) and column `not_null` (ALTER COLUMN SET NOT
-      NULL; other column constraints warn, as in dbt-spark). Parquet and Iceberg tables get
-      none (dbt-spark applies none there either).
+    - the constraints: on Delta tables, as dbt-spark's persist_constraints (check, not_null),
+      right after the empty table is created, so Delta checks every batch (below).
     SCD type 2: the contract describes the model's query; the kind adds valid_from/valid_to. -#}
 
 {#- Whether `node` (the model, or a graph node in an operation) has an enforced contract. -#}
@@ -60,32 +57,51 @@
   {{ return(projection) }}
 {% endmacro %}
 
-{#- The contract's constraints on a table just created (empty), as dbt-spark applies them:
-    Delta only. -#}
+{#- The contract's constraints on a table just created (empty), on Delta tables (as dbt-spark:
+    other formats get none, with one line saying so): every `check` constraint (the model's,
+    or a column's) as ALTER TABLE ADD CONSTRAINT ... CHECK, and a column's `not_null` as the
+    CHECK constraint `<column>_not_null` (`<column> IS NOT NULL`): Spark refuses dbt-spark's
+    ALTER COLUMN ... SET NOT NULL on an existing Delta table. Other constraint types warn
+    (Spark enforces none of them). -#}
 {% macro vulcan_contract_constraints(relation, cfg) %}
   {{ return(adapter.dispatch('vulcan_contract_constraints', 'dbt_vulcan')(relation, cfg)) }}
 {% endmacro %}
 
 {% macro default__vulcan_contract_constraints(relation, cfg) %}
   {%- if not dbt_vulcan.vulcan_contract_enforced(model) -%}{{ return(none) }}{%- endif -%}
+  {%- set q = dbt_vulcan.vulcan_quote_identifier -%}
   {%- set checks = [] -%}
-  {%- for constraint in model.constraints or [] if constraint.type == 'check' -%}
-    {%- do checks.append(constraint) -%}
+  {%- set unsupported = [] -%}
+  {%- for constraint in model.constraints or [] -%}
+    {%- if constraint.type == 'check' -%}
+      {%- do checks.append([constraint.get('name') or ('check_' ~ loop.index), constraint.expression]) -%}
+    {%- else -%}
+      {%- do unsupported.append(constraint.type) -%}
+    {%- endif -%}
   {%- endfor -%}
-  {%- set ns = namespace(column_constraints=false) -%}
-  {%- for name, column in (model.columns or {}).items() if column.get('constraints') -%}
-    {%- set ns.column_constraints = true -%}
+  {%- for key, column in (model.columns or {}).items() -%}
+    {%- set name = column.get('name') or key -%}
+    {%- for constraint in column.get('constraints') or [] -%}
+      {%- if constraint.type == 'not_null' -%}
+        {%- do checks.append([constraint.get('name') or (name ~ '_not_null'), q(name) ~ ' is not null']) -%}
+      {%- elif constraint.type == 'check' -%}
+        {%- do checks.append([constraint.get('name') or (name ~ '_check_' ~ loop.index), constraint.expression]) -%}
+      {%- else -%}
+        {%- do unsupported.append(name ~ ': ' ~ constraint.type) -%}
+      {%- endif -%}
+    {%- endfor -%}
   {%- endfor -%}
-  {%- if not checks and not ns.column_constraints -%}{{ return(none) }}{%- endif -%}
+  {%- if unsupported -%}
+    {% do exceptions.warn("Model '" ~ cfg.model ~ "': constraints not enforced on Spark (only check and not_null are): " ~ unsupported | join(', ')) %}
+  {%- endif -%}
+  {%- if not checks -%}{{ return(none) }}{%- endif -%}
   {%- if cfg.file_format != 'delta' -%}
     {{ log("Model '" ~ cfg.model ~ "': the contract's constraints are not applied to a " ~ cfg.file_format ~ " table (as in dbt-spark, only Delta tables get them); its columns and types are enforced.", info=True) }}
     {{ return(none) }}
   {%- endif -%}
-  {%- for constraint in checks -%}
-    {%- set name = constraint.name or ('vulcan_check_' ~ loop.index) -%}
+  {%- for name, expression in checks -%}
     {% call statement('vulcan_add_constraint') -%}
-      alter table {{ relation }} add constraint {{ dbt_vulcan.vulcan_quote_identifier(name) }} check ({{ constraint.expression }})
+      alter table {{ relation }} add constraint {{ q(name) }} check ({{ expression }})
     {%- endcall %}
   {%- endfor -%}
-  {% do alter_column_set_constraints(relation, model.columns) %}
 {% endmacro %}
