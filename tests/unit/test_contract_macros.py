@@ -21,7 +21,12 @@ COLUMNS = {
 
 def node(enforced: bool | None, columns: dict[str, Any] | None = None, **extra: Any) -> dict:
     config = {} if enforced is None else {"contract": {"enforced": enforced, "alias_types": True}}
-    return {"name": "m", "config": config, "columns": COLUMNS if columns is None else columns, **extra}
+    return {
+        "name": "m",
+        "config": config,
+        "columns": COLUMNS if columns is None else columns,
+        **extra,
+    }
 
 
 @pytest.mark.parametrize("enforced", [None, False, True])
@@ -48,7 +53,10 @@ def test_without_a_contract_the_query_and_projection_are_unchanged() -> None:
     _H.context["model"] = node(None)
     assert _H.call("vulcan_contract_query", "select 1 as id") == "select 1 as id"
     assert _H.call("vulcan_contract_projection", "s.t", True, None) is None
-    assert _H.call("vulcan_contract_constraints", "s.t", {"model": "m", "file_format": "delta"}) is None
+    assert (
+        _H.call("vulcan_contract_constraints", "s.t", {"model": "m", "file_format": "delta"})
+        is None
+    )
     assert _H.statements == []
 
 
