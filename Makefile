@@ -38,7 +38,8 @@ functional-delta: setup
 PACKAGE_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
 	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py $(KINDS)/test_sqlmesh_oracle.py tests/functional/test_plan_equals_run.py \
 	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
-	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py
+	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
+	tests/functional/test_contracts.py
 
 functional-package: setup
 	$(PYTEST) $(PACKAGE_TESTS) -q --durations=10 --profile parquet --mode package

@@ -15,7 +15,7 @@ from typing import Any
 from dbt.adapters.vulcan import config as model_config
 from dbt.adapters.vulcan.intervals import FAR_FUTURE, FAR_PAST, Interval, merge_ranges
 from dbt.adapters.vulcan.intervals import restatement_range as widen_restatement
-from dbt.adapters.vulcan.planner import RunVars, plan_model
+from dbt.adapters.vulcan.planner import RunVars, contract_signature, plan_model
 from dbt.adapters.vulcan.state import PROCESSED
 from dbt.adapters.vulcan.state_cache import RelationState, row_details
 from dbt.adapters.vulcan.timeutil import VulcanConfigError, format_range, format_ts, parse_time
@@ -119,7 +119,14 @@ def build_reports(
             reports.append(ModelReport(name=name, kind=kind, tracked=False, error=str(exc)))
             continue
         present = bool(exists.get(str(_get(node, "unique_id")), False))
-        plan = plan_model(cfg, str(_get(node, "raw_code", "")), state, run_vars, not present)
+        plan = plan_model(
+            cfg,
+            str(_get(node, "raw_code", "")),
+            state,
+            run_vars,
+            not present,
+            contract_signature(node),
+        )
         tracked = cfg.start is not None
         reports.append(
             ModelReport(

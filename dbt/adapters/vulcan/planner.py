@@ -134,9 +134,28 @@ class ModelPlan:
         }
 
 
-def fingerprint(raw_code: str, cfg: ModelConfig) -> str:
-    """A hash of what decides a model's rows: its code and the keys that shape its output."""
-    shaping = {
+def contract_signature(node: Any) -> list[list[Any]] | None:
+    """An enforced dbt contract's part of the fingerprint: [[name, data_type], ...] in the
+    contract's order, else None (utils/contract.sql, vulcan_contract_signature)."""
+    node_config = _node_get(node, "config") or {}
+    contract = _node_get(node_config, "contract") or {}
+    if _node_get(contract, "enforced") is not True:
+        return None
+    columns = _node_get(node, "columns") or {}
+    return [
+        [_node_get(column, "name") or name, _node_get(column, "data_type")]
+        for name, column in columns.items()
+    ]
+
+
+def _node_get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, Mapping) else getattr(obj, key, None)
+
+
+def fingerprint(raw_code: str, cfg: ModelConfig, contract: list[list[Any]] | None = None) -> str:
+    """A hash of what decides a model's rows: its code, the keys that shape its output and an
+    enforced contract's columns and types (only then: a model without one keeps its hash)."""
+    shaping: dict[str, Any] = {
         "kind": cfg.kind,
         "time_column": cfg.time_column,
         "time_format": cfg.time_format,
@@ -145,6 +164,8 @@ def fingerprint(raw_code: str, cfg: ModelConfig) -> str:
         "when_matched": cfg.when_matched,
         "merge_filter": cfg.merge_filter,
     }
+    if contract is not None:
+        shaping["contract"] = contract
     text = raw_code.strip() + "\n" + json.dumps(shaping, sort_keys=True)
     # md5: what dbt's Jinja can compute (local_md5), so the package's plan gives the same hash
     return hashlib.md5(text.encode()).hexdigest()[:16]
@@ -163,6 +184,7 @@ def plan_model(
     state: RelationState,
     run_vars: RunVars,
     rebuild: bool,
+    contract: list[list[Any]] | None = None,
 ) -> ModelPlan:
     """Batches of one run. `rebuild`: the table is (re)created, so all history is due.
 
@@ -171,7 +193,7 @@ def plan_model(
     rebuild = rebuild or state.pending_full_restatement
     schedule = cfg.schedule()
     if cfg.start is None:
-        return _untracked_plan(cfg, raw_code, state, run_vars, rebuild)
+        return _untracked_plan(cfg, raw_code, state, run_vars, rebuild, contract)
     start = parse_time(cfg.start, "start")
     end = parse_time(cfg.end, "end") if cfg.end else None
     processed = [] if rebuild else state.processed
@@ -212,7 +234,7 @@ def plan_model(
         expected=planned.expected,
         missing=planned.missing,
         processed=processed,
-        fingerprint=fingerprint(raw_code, cfg),
+        fingerprint=fingerprint(raw_code, cfg, contract),
         previous_fingerprint=previous,
         execution_time=run_vars.execution_time,
         time_type=time_type if isinstance(time_type, str) else None,
@@ -223,7 +245,12 @@ def plan_model(
 
 
 def _untracked_plan(
-    cfg: ModelConfig, raw_code: str, state: RelationState, run_vars: RunVars, rebuild: bool
+    cfg: ModelConfig,
+    raw_code: str,
+    state: RelationState,
+    run_vars: RunVars,
+    rebuild: bool,
+    contract: list[list[Any]] | None = None,
 ) -> ModelPlan:
     """A kind run without `start`: one batch over all time up to now, nothing recorded.
 
@@ -245,7 +272,7 @@ def _untracked_plan(
         expected=[],
         missing=[],
         processed=[],
-        fingerprint=fingerprint(raw_code, cfg),
+        fingerprint=fingerprint(raw_code, cfg, contract),
         previous_fingerprint=previous,
         execution_time=run_vars.execution_time,
         time_type=cfg.time_data_type,

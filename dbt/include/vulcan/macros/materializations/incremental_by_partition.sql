@@ -24,7 +24,9 @@
   {{ run_hooks(pre_hooks) }}
   {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild) -%}
   {%- set rebuild = plan.rebuild -%}  {#- a pending vulcan_restate rebuilds too -#}
-  {%- set schema_sql = dbt_vulcan.vulcan_model_query(kind, cfg, plan) -%}
+  {#- an enforced contract checked against the query (dbt's contract error), before anything
+      is touched; the table is then created with the contract's columns (utils/contract.sql) -#}
+  {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}
   {#- one schema read: the partition columns of a new table checked before anything is
       touched; on an existing table, the schema change -#}
   {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
@@ -34,6 +36,7 @@
   {%- if not created -%}
     {%- set projection = dbt_vulcan.vulcan_apply_schema_change(target_relation, query_columns, cfg) -%}
   {%- endif -%}
+  {%- set projection = dbt_vulcan.vulcan_contract_projection(target_relation, created, projection) -%}
 
   {% do dbt_vulcan.vulcan_run_batches(kind, strategy_kind, target_relation, plan, cfg, none, projection, action) %}
 

@@ -13,7 +13,9 @@
   {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild) -%}
   {%- set rebuild = plan.rebuild -%}
   {%- set time_type = plan.time_type -%}
-  {%- set schema_sql = dbt_vulcan.vulcan_model_query(kind, cfg, plan) -%}
+  {#- an enforced contract checked against the query (dbt's contract error), before anything
+      is touched; the table is then created with the contract's columns (utils/contract.sql) -#}
+  {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}
   {%- set query_columns = none -%}
   {%- if rebuild or plan.fingerprint_changed or not time_type -%}
     {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
@@ -33,6 +35,7 @@
   {%- if not created and plan.fingerprint_changed -%}
     {%- set projection = dbt_vulcan.vulcan_apply_schema_change(target_relation, query_columns, cfg) -%}
   {%- endif -%}
+  {%- set projection = dbt_vulcan.vulcan_contract_projection(target_relation, created, projection) -%}
 
   {% do dbt_vulcan.vulcan_run_batches(kind, 'time_range', target_relation, plan, cfg, time_type, projection) %}
 

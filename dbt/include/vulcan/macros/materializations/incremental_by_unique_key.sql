@@ -19,7 +19,9 @@
   {{ run_hooks(pre_hooks) }}
   {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild) -%}
   {%- set rebuild = plan.rebuild -%}
-  {%- set schema_sql = dbt_vulcan.vulcan_model_query(kind, cfg, plan) -%}
+  {#- an enforced contract checked against the query (dbt's contract error), before anything
+      is touched; the table is then created with the contract's columns (utils/contract.sql) -#}
+  {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}
   {%- set projection = none -%}
   {#- a new table or a changed definition: the key, merge_filter, when_matched and the partition
       columns checked against the query's columns (one schema read, reused below) before
@@ -34,6 +36,7 @@
   {%- if not created and plan.fingerprint_changed -%}
     {%- set projection = dbt_vulcan.vulcan_apply_schema_change(target_relation, query_columns, cfg) -%}
   {%- endif -%}
+  {%- set projection = dbt_vulcan.vulcan_contract_projection(target_relation, created, projection) -%}
 
   {#- target_created: the first batch writes into an empty table (a plain INSERT);
       per_run: values a strategy computes once per run (the parquet table's layout) -#}

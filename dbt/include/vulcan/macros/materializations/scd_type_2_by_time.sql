@@ -24,7 +24,9 @@
   {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild, model, run) -%}
   {#- a pending vulcan_restate (disable_restatement: false) rebuilds the whole history -#}
   {%- set rebuild = plan.rebuild -%}
-  {%- set schema_sql = dbt_vulcan.vulcan_model_query(kind, cfg, plan) -%}
+  {#- an enforced contract checked against the query (dbt's contract error), before anything
+      is touched; the table is then created with the contract's columns (utils/contract.sql) -#}
+  {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}
   {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
   {#- checks unique_key, updated_at_name, columns and the valid_* names against the query
       (scd2/scd2.sql), with the partition columns of a new table: every problem at once -#}

@@ -68,7 +68,7 @@
   {%- set previous = none if plan_rebuild else summary.get('previous_fingerprint') -%}
   {%- set details = fromjson(summary.get('previous_details') or '{}', {}) -%}
   {%- set recorded_type = details.get('time_type') if details is mapping else none -%}
-  {%- set fingerprint = dbt_vulcan.vulcan_fingerprint(node.raw_code, cfg) -%}
+  {%- set fingerprint = dbt_vulcan.vulcan_fingerprint(node.raw_code, cfg, dbt_vulcan.vulcan_contract_signature(node)) -%}
   {{ return({
     'batches': batches,
     'intervals': batches | sum(attribute='intervals'),
@@ -84,13 +84,15 @@
   }) }}
 {% endmacro %}
 
-{#- A hash of what decides a model's rows: its code and the config keys that shape its output
-    (planner.fingerprint is the same). -#}
-{% macro vulcan_fingerprint(raw_code, cfg) %}
+{#- A hash of what decides a model's rows: its code, the config keys that shape its output and
+    an enforced contract's columns and types (`contract`: vulcan_contract_signature; none
+    leaves the hash of a model without a contract as it was). planner.fingerprint is the same. -#}
+{% macro vulcan_fingerprint(raw_code, cfg, contract=none) %}
   {%- set shaping = {} -%}
   {%- for name in ['kind', 'time_column', 'time_format', 'time_data_type', 'unique_key', 'when_matched', 'merge_filter'] -%}
     {%- do shaping.update({name: cfg.get(name)}) -%}
   {%- endfor -%}
+  {%- if contract is not none -%}{%- do shaping.update({'contract': contract}) -%}{%- endif -%}
   {{ return(local_md5((raw_code | string).strip() ~ '\n' ~ tojson(shaping, sort_keys=true))[:16]) }}
 {% endmacro %}
 

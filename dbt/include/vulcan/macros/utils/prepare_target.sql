@@ -52,6 +52,8 @@
     {% do adapter.drop_relation(existing_relation) %}
   {%- endif -%}
   {% do dbt_vulcan.vulcan_create_empty_table(relation, schema_sql, cfg, replace=replace) %}
+  {#- an enforced contract's constraints, on the empty table (utils/contract.sql) -#}
+  {% do dbt_vulcan.vulcan_contract_constraints(relation, cfg) %}
   {{ return(true) }}
 {% endmacro %}
 
