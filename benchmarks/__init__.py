@@ -1,2 +1,3 @@
 """Reproducible performance comparisons of dbt-vulcan against dbt-spark's own strategies and
-raw Spark SQL: `.venv/bin/python benchmarks/run.py [--quick]` (see docs/benchmarks.md)."""
+raw Spark SQL: `.venv/bin/python benchmarks/run.py [--suite cold|warm] [--quick]` (see
+docs/benchmarks.md and docs/benchmarks-warm.md)."""

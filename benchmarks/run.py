@@ -35,8 +35,9 @@ WORKERS = ("parquet", "delta")
 COLD_INTRO = """dbt-vulcan's speed as users get it: every run is a fresh `dbt` process (as a
 scheduler runs dbt), side by side with dbt-spark's own strategies on the same data and Spark,
 in both modes of dbt-vulcan (the `vulcan` adapter; the package on stock `type: spark`). `make bench`
-writes this page (about 25 minutes on 2 cores); `make bench-quick` runs it on small data (a
-smoke test). The warm, in-process numbers (every dbt invocation in one process: no JVM
+writes this page (about 20 minutes on a quiet 2-core machine, from the per-run times; the
+run's own duration and the machine's load are below); `make bench-quick` runs it on small
+data (a smoke test). The warm, in-process numbers (every dbt invocation in one process: no JVM
 start, no parse) are in [benchmarks-warm.md](benchmarks-warm.md) (`make bench-warm`).
 Absolute times depend on the machine; the ratios are what the goals are about."""
 
@@ -57,7 +58,7 @@ def _commit() -> str:
         return "?"
 
 
-def run_cold(args: argparse.Namespace, size: Size) -> int:
+def run_cold(args: argparse.Namespace, size: Size, argv: list[str] | None = None) -> int:
     """The fresh-process suite and its report."""
     from benchmarks import cold, cold_report
 
@@ -80,7 +81,7 @@ def run_cold(args: argparse.Namespace, size: Size) -> int:
     except Exception as exc:  # reported, and the exit code says it
         print(f"cold suite failed: {exc}", file=sys.stderr, flush=True)
         return 1
-    command = "make bench-quick" if args.quick else "make bench"
+    command = " ".join(["benchmarks/run.py", *(argv if argv is not None else sys.argv[1:])])
     meta = {**machine(), "command": command, "commit": _commit()}
     meta["total_seconds"] = round(time.perf_counter() - started)
     (workdir / "results-cold.json").write_text(
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     size = _size(args)
     microbatch_repeats = args.microbatch_repeat or size.repeats
     if args.suite == "cold" and not args.worker:
-        return run_cold(args, size)
+        return run_cold(args, size, argv)
 
     if args.worker:
         out = args.workdir / f"{args.worker}.json"
