@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.generate import Size
+from benchmarks.report import write_page
 
 LABELS = {
     "vulcan": "dbt-vulcan, `type: vulcan`",
@@ -266,9 +267,5 @@ def write(
         if k not in ("command", "make", "total_seconds", "commit")
     ]
     lines.append("")
-    notes = Path(__file__).with_name("FINDINGS_COLD.md")
-    if notes.exists():
-        lines += [notes.read_text().strip(), ""]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines))
+    write_page(out, lines, "FINDINGS_COLD.md")
     return problems

@@ -384,12 +384,17 @@ def write_report(
         "current rows, their checksum)",
         "",
     ]
-    notes = Path(__file__).with_name("FINDINGS.md")
+    write_page(out, lines, "FINDINGS.md")
+    return problems
+
+
+def write_page(out: Path, lines: list[str], findings: str) -> None:
+    """Writes a report page: `lines`, then benchmarks/<findings> (the prose that explains it)."""
+    notes = Path(__file__).with_name(findings)
     if notes.exists():
-        lines += [notes.read_text().strip(), ""]
+        lines = [*lines, notes.read_text().strip(), ""]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines))
-    return problems
 
 
 def _runs_all(results: dict[str, Any], scenario: str) -> list[dict[str, Any]]:
