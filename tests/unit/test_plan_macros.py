@@ -4,6 +4,7 @@ arithmetic, batch labels and the fingerprint, with the Python planner as the ora
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from dbt.adapters.vulcan.config import validate
 from dbt.adapters.vulcan.intervals import IntervalUnit, Schedule
 from dbt.adapters.vulcan.planner import RunVars, fingerprint
-from dbt.adapters.vulcan.timeutil import VulcanConfigError, format_range
+from dbt.adapters.vulcan.timeutil import VulcanConfigError, format_range, format_ts
 from tests.unit.macro_harness import CompilerError, Harness
 
 _H = Harness()
@@ -73,6 +74,18 @@ def test_unit_floor_ceil_add_and_label_equal_the_schedule(
     date_grain = schedule.unit.is_date_grain
     for low, high in [(start, end), (moment, end), (start, start + timedelta(days=3))]:
         assert _H.call("_vulcan_range_label", low, high, b) == format_range(low, high, date_grain)
+
+
+@settings(max_examples=300, deadline=None)
+@given(moment=st.datetimes(datetime(1900, 1, 1), datetime(9999, 12, 31)))
+def test_plan_bounds_from_epoch_microseconds_equal_format_ts(moment: datetime) -> None:
+    """The SQL planner returns batch bounds as epoch microseconds; Jinja turns them back into
+    the naive datetime and the text the state log records (timeutil.format_ts)."""
+    us = (moment - datetime(1970, 1, 1)) // timedelta(microseconds=1)
+    got = _H.call("_vulcan_plan_datetime", us)
+    assert got == moment
+    assert _H.call("_vulcan_format_ts", got) == format_ts(moment)
+    assert _H.call("_vulcan_plan_datetime", Decimal(us)) == moment  # agate's numbers
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ must plan exactly the batches the SQL returns."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -144,27 +145,44 @@ def run_sql(project: Any, sql: str, fetch: str = "all") -> Any:
     return project.run_sql(sql.replace("{", "{{").replace("}", "}}"), fetch=fetch)
 
 
+EPOCH = datetime(1970, 1, 1)
+
+
+def micros(value: Any) -> datetime:
+    """A plan row's batch bound (epoch microseconds) as a naive UTC datetime."""
+    return EPOCH + timedelta(microseconds=int(value))
+
+
+def to_us(value: datetime) -> int:
+    """A datetime as epoch microseconds (how the query returns batch bounds)."""
+    return (value - EPOCH) // timedelta(microseconds=1)
+
+
 @dataclass
 class SqlPlan:
     batches: list[Batch] = field(default_factory=list)
     rebuild: set[bool] = field(default_factory=set)
-    texts: list[tuple[str, str]] = field(default_factory=list)
-    summary: set[tuple[int, str | None]] = field(default_factory=set)
+    summaries: list[tuple[int, str | None]] = field(default_factory=list)
 
 
 def run_plans(project: Any, cases: list[Case]) -> list[SqlPlan]:
-    """Every case's SQL plan, all in one statement (UNION ALL with the case's number)."""
+    """Every case's SQL plan, all in one statement (UNION ALL with the case's number; a UNION
+    keeps no order, so rows are sorted here: test_rows_come_in_order checks the query's)."""
     parts = [f"select {i} as example, * from (\n{render(c)}\n)" for i, c in enumerate(cases)]
     result = run_sql(project, "\nunion all\n".join(parts))
     plans = [SqlPlan() for _ in cases]
-    for r in sorted(result, key=lambda r: (r[0], r[1] or 0)):
-        plan = plans[r[0]]
-        plan.summary.add((r[10], r[11]))
-        if r[1] is None:  # nothing due: the one row only carries the summary
-            continue
-        plan.batches.append((r[1], r[2], r[3], r[4], r[5], r[6]))
-        plan.rebuild.add(r[7])
-        plan.texts.append((r[8], r[9]))
+    rows: dict[int, list[Any]] = {}
+    for r in result:
+        rows.setdefault(r[0], []).append(r[1:])
+    for example, found in rows.items():
+        plan = plans[example]
+        batches = sorted((r for r in found if r[0] is not None), key=lambda r: r[0])
+        summaries = [r for r in found if r[5] is not None]
+        assert len(batches) + len(summaries) == len(found), found
+        for index, r in enumerate(batches, 1):
+            plan.batches.append((index, len(batches), micros(r[0]), micros(r[1]), r[2], r[3]))
+            plan.rebuild.add(r[4])
+        plan.summaries = [(r[5], r[6]) for r in summaries]
     return plans
 
 
@@ -175,10 +193,10 @@ def check(project: Any, cases: list[Case]) -> list[list[Batch]]:
         expected, expected_rebuild = oracle(case)
         assert plan.batches == expected, case
         assert plan.rebuild <= {expected_rebuild}, case
-        assert plan.texts == [(format_ts(b[2]), format_ts(b[3])) for b in expected], case
         processed = [r for r in case.rows if r.kind == "processed"]
         latest = max(processed, key=lambda r: (r.recorded_at, r.seq)) if processed else None
-        assert plan.summary == {(len(case.rows), latest.fingerprint if latest else None)}, case
+        summary = (len(case.rows), latest.fingerprint if latest else None)
+        assert plan.summaries == ([summary] if case.rows else []), case
         out.append(plan.batches)
     return out
 
@@ -331,9 +349,17 @@ class TestSqlPlanner:
         sql = harness().call(
             "vulcan_plan_intervals_sql", state_sql(rows), key, params(Case(DAILY, day(8)))
         )
-        assert [(r[2], r[3], r[6], r[9]) for r in run_sql(project, sql)] == [
-            (day(3), day(8), False, 1)
-        ]
+        found = [(r[0], r[1], r[3], r[5]) for r in run_sql(project, sql)]
+        assert found == [(to_us(day(3)), to_us(day(8)), False, None), (None, None, None, 1)]
+
+    def test_rows_come_in_order(self, project: Any) -> None:
+        """The query's own order: the batches by start, then the summary row."""
+        rows = [row("2025-01-03", "2025-01-04", at=1), row("2025-01-06", "2025-01-07", at=2)]
+        case = Case({**DAILY, "batch_size": 1}, day(12), rows)
+        found = [(r[0], r[2], r[5]) for r in run_sql(project, render(case))]
+        starts = [d for d in range(1, 12) if d not in (3, 6)]
+        assert found == [(to_us(day(d)), 1, None) for d in starts] + [(None, None, 2)]
+        assert [b[2].day for b in check(project, [case])[0]] == starts
 
     def test_session_time_zone_plays_no_part(self, project: Any) -> None:
         """Around a DST change of the session's zone, with microseconds: the same plans."""
@@ -384,12 +410,22 @@ class TestSqlPlanner:
             sql = render(case, state=view)
             result = run_sql(project, sql)
             last = datetime(2025, 1, 1) - timedelta(minutes=15)
+            log_rows = 2 * (intervals - 3) - 2
             assert [tuple(r)[:6] for r in result] == [
-                (1, 1, last - timedelta(minutes=10), datetime(2025, 1, 1), 5, True)
+                (
+                    to_us(last - timedelta(minutes=10)),
+                    to_us(datetime(2025, 1, 1)),
+                    5,
+                    True,
+                    False,
+                    None,
+                ),
+                (None, None, None, None, None, log_rows),
             ]
             rebuild = Case({**case.config, "batch_size": 1000}, case.execution_time, rebuild=True)
             result = run_sql(project, render(rebuild, state=view))
-            assert len(result) == 211 and sum(r[4] for r in result) == intervals
+            batches = [r for r in result if r[0] is not None]
+            assert len(batches) == 211 and sum(r[2] for r in batches) == intervals
         finally:
             project.run_sql(f"drop view if exists {view}")
 
@@ -460,7 +496,7 @@ def cases(draw: Any) -> Case:
 
 class TestSqlPlannerProperty:
     @settings(
-        max_examples=10,
+        max_examples=int(os.environ.get("VULCAN_PLAN_EXAMPLES", "10")),
         deadline=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )

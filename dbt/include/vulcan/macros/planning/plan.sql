@@ -29,6 +29,7 @@
   {%- set found = {'rebuild': rebuild} -%}
   {%- if cfg.start is none -%}
     {%- set rows = run_query(dbt_vulcan._vulcan_plan_summary_sql(state, key)) -%}
+    {%- if rows | length > 0 -%}{%- do found.update({'summary': rows[0]}) -%}{%- endif -%}
     {%- if rows | length > 0 and rows[0]['rebuild'] in (true, 'true', 1) -%}{%- do found.update({'rebuild': true}) -%}{%- endif -%}
     {%- set end = run.execution_time -%}
     {%- do batches.append({
@@ -51,11 +52,16 @@
       'batch_size': cfg.batch_size, 'explicit': explicit, 'rebuild': rebuild,
     } -%}
     {%- set rows = run_query(dbt_vulcan.vulcan_plan_intervals_sql(state, key, p)) -%}
-    {%- for row in rows if row['batch_index'] is not none -%}
-      {%- set b_start, b_end = dbt_vulcan._vulcan_ts(row['batch_start_text']), dbt_vulcan._vulcan_ts(row['batch_end_text']) -%}
+    {%- set planned = [] -%}
+    {%- for row in rows -%}
+      {%- if row['batch_start'] is not none -%}{%- do planned.append(row) -%}{%- endif -%}
+      {%- if row['log_rows'] is not none -%}{%- do found.update({'summary': row}) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- for row in planned -%}
+      {%- set b_start, b_end = dbt_vulcan._vulcan_plan_datetime(row['batch_start']), dbt_vulcan._vulcan_plan_datetime(row['batch_end']) -%}
       {%- do batches.append({
-        'index': row['batch_index'] | int, 'count': row['batch_count'] | int,
-        'start': row['batch_start_text'], 'end': row['batch_end_text'],
+        'index': loop.index, 'count': planned | length,
+        'start': fmt(b_start), 'end': fmt(b_end),
         'intervals': row['intervals'] | int,
         'label': dbt_vulcan._vulcan_range_label(b_start, b_end, geometry),
         'dirty': row['dirty'] in (true, 'true', 1), 'tracked': true,
@@ -63,7 +69,7 @@
       {%- if row['rebuild'] in (true, 'true', 1) -%}{%- do found.update({'rebuild': true}) -%}{%- endif -%}
     {%- endfor -%}
   {%- endif -%}
-  {%- set summary = rows[0] if rows | length > 0 else {} -%}
+  {%- set summary = found.get('summary', {}) -%}
   {%- set plan_rebuild = found.rebuild -%}
   {%- set previous = none if plan_rebuild else summary.get('previous_fingerprint') -%}
   {%- set details = fromjson(summary.get('previous_details') or '{}', {}) -%}

@@ -2,24 +2,19 @@
 
     vulcan_plan_intervals_sql(state_relation, relation_key, p) returns the SQL text (a single
     SELECT; nothing runs here). It reads the log rows whose `relation` is `relation_key` and
-    returns one row per batch of this run, in order:
+    returns one row per batch of this run, in order, then one summary row:
 
-      batch_index    int            1-based
-      batch_count    int            number of batches of the run
-      batch_start    timestamp_ntz  start of the batch's first interval (UTC wall clock)
-      batch_end      timestamp_ntz  end of its last interval (exclusive)
-      intervals      bigint         intervals in the batch
-      dirty          boolean        the batch overlaps a range the log ever recorded as processed
-                                    (it may still hold rows, even if removed since); never on a
-                                    rebuild
-      rebuild        boolean        p.rebuild, or the log holds a full-history restatement with no
-                                    reset marker after it: the run rebuilds (as planner.plan_model)
-      batch_start_text, batch_end_text  string  the same bounds as timeutil.format_ts writes
-                                    them ('YYYY-MM-DD HH:MM:SS[.ffffff]'), whatever the driver
-                                    makes of timestamp_ntz
-      log_rows, previous_fingerprint, previous_details  the log's row count for the relation,
-                                    the latest processed row's fingerprint and details (on every
-                                    row; with nothing due, ONE row whose batch columns are null)
+      batch_start    bigint   start of the batch's first interval, epoch microseconds (UTC wall
+                              clock); null on the summary row
+      batch_end      bigint   end of its last interval (exclusive)
+      intervals      bigint   intervals in the batch
+      dirty          boolean  the batch overlaps a range the log ever recorded as processed (it
+                              may still hold rows, even if removed since); never on a rebuild
+      rebuild        boolean  p.rebuild, or the log holds a full-history restatement with no
+                              reset marker after it: the run rebuilds (as planner.plan_model)
+      log_rows, previous_fingerprint, previous_details   on the summary row only: the log's row
+                              count for the relation, the latest processed row's fingerprint and
+                              details
 
     `p`, already validated:
       start          model start 'YYYY-MM-DD HH:MM:SS[.ffffff]' (floored to the unit)
@@ -36,30 +31,34 @@
                      expected intervals inside it, processed or not (ignored on a rebuild)
       rebuild        ignore the log: all history is due
 
-    The semantics are the Python engine's (intervals.plan_intervals, planner.plan_model); the
-    tests hold the two equal. Jinja computes only scalar bounds (epoch microseconds) from `p`;
-    the intervals come from sequence/explode in SQL and are never enumerated here. Log times are
-    read field by field into epoch microseconds, so the session time zone plays no part.
+    The semantics are the Python engine's (intervals.plan_intervals over state.replay,
+    planner.plan_model); tests/functional/planning holds the two equal on random logs. Jinja
+    computes only scalar bounds (epoch microseconds) from `p`; the intervals come from
+    sequence/explode in SQL and are never enumerated here. Log times are read field by field
+    into epoch microseconds, so the session time zone plays no part.
 
-    How: the log rows and the expected intervals go through one pipeline (one shuffle into a
-    single partition, then only sorts, windows and aggregations; no join):
-      vulcan_log        the relation's rows, times parsed
-      vulcan_items      log rows (clipped to the span of the expected intervals) + the expected
-                        intervals (explode(sequence(..)) of unit indexes; kind 0)
-      vulcan_scoped     `id`: replay order (recorded_at, seq; then kind and bounds as a
-                        deterministic tie-break); a pending full restatement -> rebuild; `live`:
-                        after the last removed row covering the whole span (earlier rows cannot
-                        matter to the replay)
-      vulcan_events     both ends of every item; dense_rank = elementary segment; a running count
-                        of the processed rows (ever) covering each segment = touched
-      vulcan_spans      each item's first and end segment
-      vulcan_cells      per segment: the latest live processed and removed row covering it, the
-                        expected interval holding it, touched
-      vulcan_intervals  per expected interval: missing (a segment whose latest covering row is
-                        not a processed row), touched
-      vulcan_due        lookback (max over the next `lookback` intervals) or the explicit range
-      vulcan_runs       contiguous runs split at gaps (lag + running sum), position in the run
-      vulcan_batches    chunks of at most batch_size intervals per run; then numbered -#}
+    How. The query is built to be cheap in a fresh Spark process, where every run pays it (each
+    distinct operator costs JIT and code generation there, each stage a job): the relation's
+    rows are moved into one partition right after the scan (the scan itself stays parallel for
+    a large log), so everything after it runs in ONE stage, with no further shuffle, no join and
+    no subquery, and few operators:
+      vulcan_log        the relation's rows, times parsed, clipped to the span of the expected
+                        intervals
+      vulcan_items      the expected intervals k = 0 .. total-1 (explode(sequence)), and every
+                        processed or removed row once per expected interval it overlaps (by unit
+                        arithmetic, no join), and every log row once more with k null (for the
+                        summary)
+      vulcan_grouped    per interval: its rows (collect_list); the k-null group is the summary
+      vulcan_intervals  per interval: missing, touched. An interval is processed when every
+                        point of it has a processed row as its latest covering row (that is
+                        what replaying the log does), i.e. when the processed rows cover it and,
+                        for each removed row, the processed rows recorded after it cover its part
+                        of the interval. Each cover test is one sweep over the processed rows
+                        sorted by start (array functions, no join).
+      vulcan_due        lookback (a window over the next `lookback` intervals) or the explicit
+                        range; a pending full restatement makes everything due
+      vulcan_runs       the start of each contiguous run of due intervals (a running max)
+      vulcan_batches    chunks of at most batch_size intervals per run, and the summary row -#}
 
 {% macro vulcan_plan_intervals_sql(state_relation, relation_key, p) %}
   {{ return(adapter.dispatch('vulcan_plan_intervals_sql', 'dbt_vulcan')(state_relation, relation_key, p)) }}
@@ -71,172 +70,135 @@
   {%- set batch_size = none if p.get('batch_size') is none else dbt_vulcan._vulcan_plan_int(p.get('batch_size'), 'batch_size', 1) -%}
   {%- set us = dbt_vulcan._vulcan_plan_us -%}
   {%- set flag = dbt_vulcan._vulcan_plan_flag -%}
+  {%- set index = dbt_vulcan._vulcan_plan_index_sql -%}
+  {%- set ord_type = 'struct<at: bigint, seq: int, kind: int, start: bigint, `end`: bigint>' -%}
   {%- set sql -%}
 with
 vulcan_log as (
-  select
-    {{ us('interval_start') }} as raw_s,
-    {{ us('interval_end') }} as raw_e,
-    case row_type when 'processed' then 1 when 'removed' then 2 else 3 end as kind,
-    row_type,
-    fingerprint,
-    details,
-    recorded_at,
-    seq
-  from {{ state_relation }}
-  where relation = {{ dbt_vulcan.vulcan_sql_string(relation_key) }}
-),
-{# kind: 0 expected interval, 1 processed, 2 removed, 3 other log row; log rows are clipped to
-   the span of the expected intervals -#}
-vulcan_items as (
-  select
-    kind,
-    greatest(raw_s, {{ b.span_lo }}L) as s,
-    least(raw_e, {{ b.span_hi }}L) as e,
-    named_struct('at', {{ us('recorded_at') }}, 'seq', coalesce(seq, 0), 'kind', kind, 'start', raw_s, 'end', raw_e) as ord,
-    kind <> 1 and {{ flag('restate') }} and {{ flag('full') }} as full_restate,
-    {{ flag('reset') }} as reset,
-    kind = 2 and raw_s <= {{ b.span_lo }}L and raw_e >= {{ b.span_hi }}L as wipes
-  from vulcan_log
-  union all
-  select
-    0 as kind,
-    {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k', b) }} as s,
-    {% if b.partial -%}
-    case when k < {{ b.complete }} then {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k + 1', b) }} else {{ b.limit }}L end as e,
-    {%- else -%}
-    {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k + 1', b) }} as e,
-    {%- endif %}
-    cast(null as struct<at: bigint, seq: int, kind: int, start: bigint, `end`: bigint>) as ord,
-    false as full_restate, false as reset, false as wipes
-  from (select explode(sequence(0L, {{ [b.total - 1, 0] | max }}L)) as k)
-  where k < {{ b.total }}
-),
-{# `id` numbers the items in replay order (log rows by recorded_at, seq, then kind and bounds
-   as a deterministic tie-break). A pending full-history restatement rebuilds; log rows before
-   the last removed row covering the whole span cannot matter to the replay. -#}
-vulcan_scoped as (
   select *,
-    {{ 'true' if p.get('rebuild') else 'false' }}
-      or coalesce(last_full_restate > last_reset, last_full_restate is not null) as rebuild,
-    kind = 0 or cutoff is null or ord > cutoff as live
+    named_struct('at', at, 'seq', seq, 'kind', kind, 'start', raw_s, 'end', raw_e) as ord,
+    greatest(raw_s, {{ b.span_lo }}L) as s,
+    least(raw_e, {{ b.span_hi }}L) as e
+  from (
+    select
+      {{ us('interval_start') }} as raw_s,
+      {{ us('interval_end') }} as raw_e,
+      case row_type when 'processed' then 1 when 'removed' then 2 else 3 end as kind,
+      {{ us('recorded_at') }} as at,
+      coalesce(seq, 0) as seq,
+      fingerprint,
+      details
+    from {{ state_relation }}
+    where relation = {{ dbt_vulcan.vulcan_sql_string(relation_key) }}
+  )
+),
+{# one partition from here on: the rest of the plan runs in one stage, no further shuffle -#}
+vulcan_items as (
+  select /*+ REPARTITION(1) */ * from (
+    select k, cast(null as int) as kind, cast(null as {{ ord_type }}) as ord,
+      cast(null as bigint) as s, cast(null as bigint) as e,
+      cast(null as string) as fingerprint, cast(null as string) as details
+    from (select explode(sequence(0L, {{ [b.total - 1, 0] | max }}L)) as k)
+    where k < {{ b.total }}
+    union all
+    select k, kind, ord, s, e, fingerprint, details
+    from vulcan_log
+    lateral view explode(
+      case when kind in (1, 2) and s < e
+        then concat(array(cast(null as bigint)), sequence({{ index('s', b) }} - {{ b.first }}L, {{ index('e - 1', b) }} - {{ b.first }}L))
+        else array(cast(null as bigint)) end
+    ) t as k
+  )
+),
+vulcan_grouped as (
+  select k,
+    collect_list(case when k is not null and kind is not null then named_struct('kind', kind, 'ord', ord, 's', s, 'e', e) end) as rows,
+    count(*) as log_rows,
+    max_by(fingerprint, case when kind = 1 then ord end) as previous_fingerprint,
+    max_by(details, case when kind = 1 then ord end) as previous_details,
+    max(case when kind <> 1 and {{ flag('restate') }} and {{ flag('full') }} then ord end) as last_full,
+    max(case when {{ flag('reset') }} then ord end) as last_reset
+  from vulcan_items
+  group by k
+),
+{# an interval is processed when the processed rows cover it and, for each removed row, the
+   processed rows recorded after it cover the removed part; `cover` sweeps the processed rows
+   (clipped to the interval, sorted by start) from a point, as far as they reach -#}
+vulcan_intervals as (
+  select *,
+    k is not null and not (
+      {{ dbt_vulcan._vulcan_plan_reach('s') }} >= e
+      and forall(filter(rows, x -> x.kind = 2), r ->
+        {{ dbt_vulcan._vulcan_plan_reach('greatest(r.s, s)', 'r.ord') }} >= least(r.e, e))
+    ) as missing,
+    exists(rows, x -> x.kind = 1) as touched,
+    {{ 'true' if p.get('rebuild') else 'false' }} or coalesce(max(case when k is null
+      then last_full > last_reset or (last_full is not null and last_reset is null) end) over (), false) as rebuild
   from (
     select *,
-      row_number() over (order by ord) as id,
-      max(case when full_restate then ord end) over (order by ord rows between unbounded preceding and unbounded following) as last_full_restate,
-      max(case when reset then ord end) over (order by ord rows between unbounded preceding and unbounded following) as last_reset,
-      max(case when wipes then ord end) over (order by ord rows between unbounded preceding and unbounded following) as cutoff
-    from vulcan_items
+      array_sort(transform(filter(rows, x -> x.kind = 1),
+        x -> named_struct('s', greatest(x.s, s), 'e', least(x.e, e), 'ord', x.ord))) as processed
+    from (
+      select *,
+        {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k', b) }} as s,
+        {% if b.partial -%}
+        case when k < {{ b.complete }} then {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k + 1', b) }} else {{ b.limit }}L end as e
+        {%- else -%}
+        {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k + 1', b) }} as e
+        {%- endif %}
+      from vulcan_grouped
+    )
   )
-),
-{# elementary segments: between consecutive distinct ends of the items; a running count of
-   the processed rows (ever) covering each; each item's first and end segment -#}
-vulcan_events as (
-  select *,
-    dense_rank() over (order by at) as seg,
-    sum(case when kind = 1 then 1 - 2 * pos else 0 end)
-      over (order by at range between unbounded preceding and current row) as covering
-  from (
-    select id, kind, s, e, live, rebuild, pos, at
-    from vulcan_scoped
-    lateral view posexplode(array(s, e)) t as pos, at
-    where kind = 0 or (not rebuild and s < e and (kind = 1 or (kind = 2 and live)))
-  )
-),
-vulcan_spans as (
-  select *,
-    min(seg) over (partition by id) as first_seg,
-    max(seg) over (partition by id) as end_seg
-  from vulcan_events
-),
-{# per segment: processed when its latest covering live row is a processed row -#}
-vulcan_cells as (
-  select cell as seg,
-    max(case when covers and kind = 1 then id end) as last_processed,
-    max(case when covers and kind = 2 then id end) as last_removed,
-    max(case when covers and kind = 0 then s end) as interval_start,
-    max(case when covers and kind = 0 then e end) as interval_end,
-    max(case when cell = seg then covering end) > 0 as touched,
-    max(rebuild) as rebuild
-  from (
-    select *, pos = 0 and live as covers
-    from vulcan_spans
-  )
-  {# each event stands for its own segment (the running count); a live item's start also for
-     every segment the item covers -#}
-  lateral view explode(case when covers then sequence(first_seg, end_seg - 1) else array(seg) end) t as cell
-  group by cell
-),
-vulcan_intervals as (
-  select interval_start as s, max(interval_end) as e,
-    max(case when last_processed is not null
-      and (last_removed is null or last_processed > last_removed) then 0 else 1 end) as missing,
-    max(touched) as touched,
-    max(rebuild) as rebuild
-  from vulcan_cells
-  where interval_start is not null
-  group by interval_start
 ),
 {# lookback: an interval runs when it or one of the `lookback` intervals after it is missing;
    an explicit range runs exactly its expected intervals -#}
 vulcan_due as (
-  select s, e, touched, rebuild,
-    {% if b.explicit -%}
-    case when rebuild then missing_ahead = 1 else s >= {{ b.explicit_lo }}L and e <= {{ b.explicit_hi }}L end as runs
-    {%- else -%}
-    missing_ahead = 1 as runs
-    {%- endif %}
-  from (
-    select *, max(missing) over (order by s rows between current row and {{ lookback }} following) as missing_ahead
-    from vulcan_intervals
-  )
+  select *,
+    k is not null and (rebuild or
+    {%- if b.explicit %}
+      (s >= {{ b.explicit_lo }}L and e <= {{ b.explicit_hi }}L)
+    {%- elif lookback == 0 %}
+      missing
+    {%- else %}
+      max(missing) over (order by k rows between current row and {{ lookback }} following)
+    {%- endif %}) as runs
+  from vulcan_intervals
 ),
-{# batches: contiguous runs split at gaps, each cut into chunks of at most batch_size -#}
+{# a contiguous run of due intervals starts after the last interval that is not due -#}
 vulcan_runs as (
   select *,
-    sum(gap) over (order by s rows between unbounded preceding and current row) as run_id,
-    position - max(case when gap = 1 then position end)
-      over (order by s rows between unbounded preceding and current row) as run_position
-  from (
-    select s, e, touched, rebuild,
-      case when lag(e) over (order by s) = s then 0 else 1 end as gap,
-      row_number() over (order by s) as position
-    from vulcan_due
-    where runs
-  )
+    coalesce(max(case when not runs then k end) over (order by k rows between unbounded preceding and current row), -1L) + 1 as run_start
+  from vulcan_due
 ),
 vulcan_batches as (
-  select min(s) as s, max(e) as e, count(*) as intervals,
-    coalesce(max(touched), false) and not max(rebuild) as dirty, max(rebuild) as rebuild
-  from vulcan_runs
-  group by run_id{{ '' if batch_size is none else ', run_position div ' ~ batch_size }}
-),
-{# what the run needs from the log besides the batches: its size, and the latest processed
-   row's fingerprint and details; one row, so a run with nothing due still gets it -#}
-vulcan_summary as (
-  select count(*) as log_rows,
-    max_by(fingerprint, case when kind = 1 then named_struct('at', {{ us('recorded_at') }}, 'seq', coalesce(seq, 0)) end) as previous_fingerprint,
-    max_by(details, case when kind = 1 then named_struct('at', {{ us('recorded_at') }}, 'seq', coalesce(seq, 0)) end) as previous_details
-  from vulcan_log
-),
-vulcan_numbered as (
   select
-    cast(row_number() over (order by s) as int) as batch_index,
-    cast(count(*) over () as int) as batch_count,
-    {{ dbt_vulcan._vulcan_plan_ts('s') }} as batch_start,
-    {{ dbt_vulcan._vulcan_plan_ts('e') }} as batch_end,
-    intervals,
-    dirty,
-    rebuild,
-    {{ dbt_vulcan._vulcan_plan_text('s') }} as batch_start_text,
-    {{ dbt_vulcan._vulcan_plan_text('e') }} as batch_end_text
-  from vulcan_batches
+    min(s) as batch_start, max(e) as batch_end, count(*) as intervals,
+    max(touched) and not max(rebuild) as dirty, max(rebuild) as rebuild,
+    max(case when k is null then log_rows end) as log_rows,
+    max(case when k is null then previous_fingerprint end) as previous_fingerprint,
+    max(case when k is null then previous_details end) as previous_details
+  from vulcan_runs
+  where runs or k is null
+  group by k is null, run_start{{ '' if batch_size is none else ', (k - run_start) div ' ~ batch_size }}
 )
-select b.*, m.log_rows, m.previous_fingerprint, m.previous_details
-from vulcan_summary m left join vulcan_numbered b on true
-order by b.batch_index
+select
+  case when log_rows is null then batch_start end as batch_start,
+  case when log_rows is null then batch_end end as batch_end,
+  case when log_rows is null then intervals end as intervals,
+  case when log_rows is null then dirty end as dirty,
+  case when log_rows is null then rebuild end as rebuild,
+  log_rows, previous_fingerprint, previous_details
+from vulcan_batches
+order by log_rows is not null, batch_start
   {%- endset -%}
   {{ return(sql) }}
+{% endmacro %}
+
+{#- SQL: how far the processed rows of an interval (`processed`: clipped to it, sorted by start)
+    reach from point `point` without a gap; with `after`, only rows recorded after that order -#}
+{% macro _vulcan_plan_reach(point, after=none) %}
+  {%- set recorded = '' if after is none else 'x.ord > ' ~ after ~ ' and ' -%}
+  {{ return('aggregate(processed, ' ~ point ~ ', (reach, x) -> case when ' ~ recorded ~ 'x.s <= reach and x.e > reach then x.e else reach end)') }}
 {% endmacro %}
 
 {#- The scalar bounds of the plan, in epoch microseconds, from `p` (Python integer arithmetic;
@@ -300,6 +262,11 @@ order by b.batch_index
   {{ return(delta.days * 86400000000 + delta.seconds * 1000000 + delta.microseconds) }}
 {% endmacro %}
 
+{#- the naive UTC datetime of epoch microseconds `us` (a plan row's batch bounds) -#}
+{% macro _vulcan_plan_datetime(us) %}
+  {{ return(modules.datetime.datetime(1970, 1, 1) + modules.datetime.timedelta(microseconds=us | int)) }}
+{% endmacro %}
+
 {#- the index of the unit interval holding datetime `dt` (month units: in steps of n months) -#}
 {% macro _vulcan_plan_index(dt, b) %}
   {%- if b.delta is defined -%}
@@ -325,33 +292,21 @@ order by b.batch_index
   {{ return('(cast(unix_date(make_date(cast(' ~ month ~ ' div 12 as int), cast(pmod(' ~ month ~ ', 12L) + 1 as int), 1)) as bigint) * 86400000000L)') }}
 {% endmacro %}
 
+{#- SQL: the index of the unit interval holding epoch microseconds `x` (an SQL expression) -#}
+{% macro _vulcan_plan_index_sql(x, b) %}
+  {%- if b.delta is defined -%}
+    {%- set offset = '(' ~ x ~ ' - ' ~ b.origin ~ 'L)' -%}
+    {{ return('((' ~ offset ~ ' - pmod(' ~ offset ~ ', ' ~ b.delta ~ 'L)) div ' ~ b.delta ~ 'L)') }}
+  {%- endif -%}
+  {%- set d = 'date_from_unix_date(cast(((' ~ x ~ ') - pmod(' ~ x ~ ', 86400000000L)) div 86400000000L as int))' -%}
+  {{ return('((year(' ~ d ~ ') * 12L + month(' ~ d ~ ') - 1) div ' ~ b.months ~ ')') }}
+{% endmacro %}
+
 {#- SQL: epoch microseconds of a 'YYYY-MM-DD HH:MM:SS[.ffffff]' string column, read field by
     field (timestamp functions would apply the session time zone) -#}
 {% macro _vulcan_plan_us(column) %}
   {%- set t = 'try_cast(' ~ column ~ ' as timestamp_ntz)' -%}
   {{ return('(cast(unix_date(cast(' ~ t ~ ' as date)) as bigint) * 86400000000L + hour(' ~ t ~ ') * 3600000000L + minute(' ~ t ~ ') * 60000000L + cast(date_part(\'SECOND\', ' ~ t ~ ') * 1000000 as bigint))') }}
-{% endmacro %}
-
-{#- SQL: a timestamp_ntz (UTC wall clock) from epoch microseconds `x` -#}
-{% macro _vulcan_plan_ts(x) %}
-  {%- set d = 'date_from_unix_date(cast((' ~ x ~ ' - pmod(' ~ x ~ ', 86400000000L)) div 86400000000L as int))' -%}
-  {%- set tod = 'pmod(' ~ x ~ ', 86400000000L)' -%}
-  {{ return('make_timestamp_ntz(year(' ~ d ~ '), month(' ~ d ~ '), day(' ~ d ~ '), cast(' ~ tod ~ ' div 3600000000L as int), cast(pmod(' ~ tod ~ ', 3600000000L) div 60000000L as int), cast(pmod(' ~ tod ~ ', 60000000L) as decimal(16, 6)) / 1000000)') }}
-{% endmacro %}
-
-{#- SQL: 'YYYY-MM-DD HH:MM:SS[.ffffff]' (as timeutil.format_ts) from epoch microseconds `x`
-    (date_format would apply the session time zone) -#}
-{% macro _vulcan_plan_text(x) %}
-  {%- set d = 'date_from_unix_date(cast((' ~ x ~ ' - pmod(' ~ x ~ ', 86400000000L)) div 86400000000L as int))' -%}
-  {%- set tod = 'pmod(' ~ x ~ ', 86400000000L)' -%}
-  {%- set parts = [
-    'cast(' ~ d ~ ' as string)', "' '",
-    'lpad(cast(' ~ tod ~ ' div 3600000000L as string), 2, \'0\')', "':'",
-    'lpad(cast(pmod(' ~ tod ~ ', 3600000000L) div 60000000L as string), 2, \'0\')', "':'",
-    'lpad(cast(pmod(' ~ tod ~ ', 60000000L) div 1000000L as string), 2, \'0\')',
-    'case when pmod(' ~ x ~ ', 1000000L) = 0 then \'\' else concat(\'.\', lpad(cast(pmod(' ~ x ~ ', 1000000L) as string), 6, \'0\')) end',
-  ] -%}
-  {{ return('concat(' ~ parts | join(', ') ~ ')') }}
 {% endmacro %}
 
 {#- SQL: the row's JSON `details` holds a truthy `name` (as Python's bool(details.get(name))) -#}
