@@ -39,9 +39,10 @@
 
     How. The query is built to be cheap in a fresh Spark process, where every run pays it (each
     distinct operator costs JIT and code generation there, each stage a job): the relation's
-    rows are moved into one partition right after the scan (the scan itself stays parallel for
-    a large log), so everything after it runs in ONE stage, with no further shuffle, no join and
-    no subquery, and few operators:
+    rows are coalesced into one partition as they are read, so the whole plan is ONE stage of
+    one job (no shuffle, no join, no subquery), with few operators. (A shuffle into one
+    partition would keep the scan parallel for a very large log, at one more job on every run:
+    `vulcan_compact` keeps the log small instead.)
       vulcan_log        the relation's rows, times parsed, clipped to the span of the expected
                         intervals
       vulcan_items      the expected intervals k = 0 .. total-1 (explode(sequence)), and every
@@ -92,9 +93,9 @@ vulcan_log as (
     where relation = {{ dbt_vulcan.vulcan_sql_string(relation_key) }}
   )
 ),
-{# one partition from here on: the rest of the plan runs in one stage, no further shuffle -#}
+{# one partition from the scan on: the plan runs in one stage -#}
 vulcan_items as (
-  select /*+ REPARTITION(1) */ * from (
+  select /*+ COALESCE(1) */ * from (
     select k, cast(null as int) as kind, cast(null as {{ ord_type }}) as ord,
       cast(null as bigint) as s, cast(null as bigint) as e,
       cast(null as string) as fingerprint, cast(null as string) as details
