@@ -114,11 +114,12 @@ vulcan_items as (
 vulcan_grouped as (
   select k,
     collect_list(case when k is not null and kind is not null then named_struct('kind', kind, 'ord', ord, 's', s, 'e', e) end) as rows,
+    {#- the summary: from the k-null group, where every log row is once -#}
     count(*) as log_rows,
-    max_by(fingerprint, case when kind = 1 then ord end) as previous_fingerprint,
-    max_by(details, case when kind = 1 then ord end) as previous_details,
-    max(case when kind <> 1 and {{ flag('restate') }} and {{ flag('full') }} then ord end) as last_full,
-    max(case when {{ flag('reset') }} then ord end) as last_reset
+    max_by(fingerprint, case when k is null and kind = 1 then ord end) as previous_fingerprint,
+    max_by(details, case when k is null and kind = 1 then ord end) as previous_details,
+    max(case when k is null and kind <> 1 and {{ flag('restate') }} and {{ flag('full') }} then ord end) as last_full,
+    max(case when k is null and {{ flag('reset') }} then ord end) as last_reset
   from vulcan_items
   group by k
 ),
