@@ -4,7 +4,7 @@ PYTEST := $(PY) -m pytest
 
 .PHONY: setup example test lint unit functional functional-parquet functional-delta \
 	functional-iceberg functional-package integration integration-parquet integration-package integration-delta thrift test-lane-1 \
-	test-lane-2 bench bench-quick bench-warm bench-warm-quick
+	test-lane-2 bench bench-quick bench-thrift bench-thrift-quick bench-warm bench-warm-quick
 
 setup:
 	bash scripts/bootstrap.sh
@@ -66,8 +66,19 @@ THRIFT_TESTS := \
 	tests/functional/test_state_log.py::TestStateLog::test_new_invocation_reads_back_what_was_recorded \
 	tests/functional/test_connection.py tests/functional/reliability
 
+# package mode (stock type: spark + the package) on the same server: a query's column types
+# come back as type codes over thrift, which the kinds' own schema read must not trip on
+THRIFT_PACKAGE_TESTS := \
+	$(KINDS)/test_time_range.py::TestTimeRangeLifecycle::test_incremental_run_issues_one_write_and_one_state_append \
+	$(KINDS)/test_unique_key.py::TestBatched::test_batches_upsert_in_order_and_are_recorded \
+	$(KINDS)/test_partition.py::TestPartition::test_replaces_present_keys_keeps_absent_inserts_new \
+	$(KINDS)/test_scd2.py::TestMenuByColumn \
+	tests/functional/test_operations.py::TestOperations::test_plan_predicts_the_next_run \
+	tests/functional/test_state_log.py::TestStateLog::test_new_invocation_reads_back_what_was_recorded
+
 thrift: setup
-	bash scripts/spark_server.sh run -- $(PYTEST) $(THRIFT_TESTS) -q --durations=10 --profile thrift
+	bash scripts/spark_server.sh run -- sh -c '$(PYTEST) $(THRIFT_TESTS) -q --durations=10 --profile thrift \
+		&& $(PYTEST) $(THRIFT_PACKAGE_TESTS) -q --durations=5 --profile thrift --mode package'
 
 # The example project from a clean warehouse: every seed, model and equality test; on parquet
 # built twice in a row (the second build runs every model incrementally), once on Delta.
@@ -101,13 +112,20 @@ test-lane-2: setup
 
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →
-# docs/benchmarks.md; `bench-warm`: every run inside one warm process → docs/benchmarks-warm.md;
-# the quick variants are small smoke runs.
+# docs/benchmarks.md; `bench-thrift`: the same against one Spark Thrift Server →
+# docs/benchmarks-thrift.md; `bench-warm`: every run inside one warm process →
+# docs/benchmarks-warm.md; the quick variants are small smoke runs.
 bench: setup
 	$(PY) benchmarks/run.py
 
 bench-quick: setup
 	$(PY) benchmarks/run.py --quick
+
+bench-thrift: setup
+	$(PY) benchmarks/run.py --target thrift
+
+bench-thrift-quick: setup
+	$(PY) benchmarks/run.py --target thrift --quick
 
 bench-warm: setup
 	$(PY) benchmarks/run.py --suite warm

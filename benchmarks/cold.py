@@ -28,6 +28,10 @@ daily runs is a copy of insert_overwrite's backfill, made with one raw CREATE TA
 Spark is only ever started by the `dbt` processes and by `python -m benchmarks.cold task ...`
 subprocesses (generate, raw statements, copies, checksums): the embedded Derby metastore admits
 one process at a time.
+
+With a `connection` (the Thrift target, `run.py --target thrift`), every system connects to
+one long-running Spark Thrift Server instead (`method: thrift`): no process starts a JVM, every
+statement is a network round trip, and the tasks send their SQL over their own connection.
 """
 
 from __future__ import annotations
@@ -211,13 +215,40 @@ class Projects:
         return run
 
 
-def spark_task(workdir: Path, task: str, **kwargs: Any) -> Any:
-    """Runs `task` in a fresh Python process with its own SparkSession; its JSON result."""
+def spark_task(
+    workdir: Path, task: str, connection: dict[str, Any] | None = None, **kwargs: Any
+) -> Any:
+    """Runs `task` in a fresh Python process with its own SparkSession (or, with a
+    `connection`, its own Thrift connection); its JSON result."""
     out = workdir / "task.json"
     argv = [sys.executable, "-m", "benchmarks.cold", "task", str(workdir), task]
-    argv.append(json.dumps(kwargs))
+    argv.append(json.dumps({**kwargs, "connection": connection}))
     subprocess.run(argv, cwd=ROOT, check=True)
     return json.loads(out.read_text())
+
+
+class ThriftSql:
+    """What the tasks use of a SparkSession (`sql(...)`, then `collect()`), over a Thrift
+    connection opened as dbt-spark opens one (pyhive)."""
+
+    def __init__(self, connection: dict[str, Any]) -> None:
+        from pyhive import hive
+
+        self.conn = hive.connect(
+            host=connection["host"], port=int(connection["port"]), username=connection["user"]
+        )
+
+    def sql(self, query: str) -> ThriftSql._Rows:
+        cursor = self.conn.cursor()
+        cursor.execute(query)  # synchronous: returns when the statement has run
+        return ThriftSql._Rows(cursor.fetchall() if cursor.description else [])
+
+    class _Rows:
+        def __init__(self, rows: list[Any]) -> None:
+            self.rows = rows
+
+        def collect(self) -> list[Any]:
+            return self.rows
 
 
 def _task(workdir: Path, task: str, kwargs: dict[str, Any]) -> Any:
@@ -225,7 +256,11 @@ def _task(workdir: Path, task: str, kwargs: dict[str, Any]) -> Any:
     from benchmarks.scenarios import build_session, checksum
     from tests.spark_targets import server_side_parameters
 
-    spark = build_session(server_side_parameters("parquet", workdir))
+    connection = kwargs.pop("connection", None)
+    if connection:
+        spark: Any = ThriftSql(connection)
+    else:
+        spark = build_session(server_side_parameters("parquet", workdir))
     if task == "generate":
         size = Size(**kwargs["size"])
         started = time.perf_counter()
@@ -254,20 +289,28 @@ def _task(workdir: Path, task: str, kwargs: dict[str, Any]) -> Any:
     raise ValueError(task)
 
 
-def write_projects(workdir: Path, before: Path | None = None) -> Projects:
+def write_projects(
+    workdir: Path, before: Path | None = None, connection: dict[str, Any] | None = None
+) -> Projects:
     from benchmarks.project import write_project
     from tests.spark_targets import server_side_parameters
 
     projects = Projects(workdir, before)
     params = server_side_parameters("parquet", workdir)
-    write_project(projects.folder("adapter"), params, "parquet", adapter_type="vulcan")
-    write_project(projects.folder("package"), params, "parquet", adapter_type="spark")
+    common: dict[str, Any] = {"connection": connection}
+    write_project(projects.folder("adapter"), params, "parquet", adapter_type="vulcan", **common)
+    write_project(projects.folder("package"), params, "parquet", adapter_type="spark", **common)
     names = ["adapter", "package"]
     if before is not None:
         # its own state table: the layout of an earlier checkout may differ
         extra = {"state_schema": "vulcan_state_before"}
         write_project(
-            projects.folder("before"), params, "parquet", package=before, profile_extra=extra
+            projects.folder("before"),
+            params,
+            "parquet",
+            package=before,
+            profile_extra=extra,
+            **common,
         )
         names.append("before")
     for project in names:
@@ -281,15 +324,21 @@ def write_projects(workdir: Path, before: Path | None = None) -> Projects:
     return projects
 
 
-def run(size: Size, workdir: Path, before: Path | None = None) -> dict[str, Any]:
+def run(
+    size: Size,
+    workdir: Path,
+    before: Path | None = None,
+    connection: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The cold suite: every scenario, interleaved rep by rep; runs, checks and problems.
-    `before`: an earlier checkout, run as the extra system `vulcan_before`."""
+    `before`: an earlier checkout, run as the extra system `vulcan_before`. `connection`: the
+    profiles' connection keys of a running Spark server (default: embedded sessions)."""
     n, reps = size.days, size.repeats
     started = time.perf_counter()
-    projects = write_projects(workdir, before)
+    projects = write_projects(workdir, before, connection)
     vulcans = ("vulcan", "vulcan_package") + (("vulcan_before",) if before else ())
     generated = spark_task(
-        workdir, "generate", size=asdict(size), extra_days=reps
+        workdir, "generate", connection, size=asdict(size), extra_days=reps
     )  # days [0, n + reps)
     print(f"cold: generated {generated['events']} events in {generated['seconds']} s", flush=True)
     runs: list[ColdRun] = []
@@ -314,7 +363,7 @@ def run(size: Size, workdir: Path, before: Path | None = None) -> dict[str, Any]
             for s in vulcan.statements
             if s.category == "write"
         ]
-        raw = spark_task(workdir, "raw", schema=f"cold_raw_r{rep}", statements=writes)
+        raw = spark_task(workdir, "raw", connection, schema=f"cold_raw_r{rep}", statements=writes)
         runs.append(
             ColdRun("backfill", "raw", rep, raw["seconds"], raw["seconds"], "success", "raw")
         )
@@ -325,6 +374,7 @@ def run(size: Size, workdir: Path, before: Path | None = None) -> dict[str, Any]
     spark_task(
         workdir,
         "copy",
+        connection,
         schema="cold_microbatch_r1",
         source="cold_io_r1.daily_insert_overwrite",
         target="cold_microbatch_r1.daily_microbatch",
@@ -378,7 +428,7 @@ def run(size: Size, workdir: Path, before: Path | None = None) -> dict[str, Any]
         for s in (*vulcans, "insert_overwrite", "raw")
     ]
     backfills += ["cold_raw_r1.daily_vulcan"]
-    sums = spark_task(workdir, "checksums", tables=[*tables, *backfills])
+    sums = spark_task(workdir, "checksums", connection, tables=[*tables, *backfills])
     after = {tables[t]: sums[t] for t in tables}
     checks.append(_compare(f"after the backfill, {reps} new days and {reps} explicit days", after))
     for rep in range(2, reps + 1):

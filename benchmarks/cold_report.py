@@ -186,8 +186,14 @@ def _median_run(cold: dict[str, Any], scenario: str, system: str) -> dict[str, A
     return runs[len(runs) // 2] if runs else None
 
 
-def section(cold: dict[str, Any], size: Size) -> list[str]:
-    """The markdown of the fresh-process suite."""
+EMBEDDED = (
+    "The SparkSession is embedded (method session, local[2], driver 4g, 4 shuffle partitions): "
+    "each process starts its own JVM, as a scheduler's `dbt run` does."
+)
+
+
+def section(cold: dict[str, Any], size: Size, spark: str = EMBEDDED) -> list[str]:
+    """The markdown of the fresh-process suite; `spark`: how the runs reach Spark."""
     n = size.days
     lines = ["## Goals (issue 19): a fresh `dbt` process per run", ""]
     lines += _table(["goal", "target (stretch)", "measured", "met"], goals(cold))
@@ -200,9 +206,7 @@ def section(cold: dict[str, Any], size: Size) -> list[str]:
         "Model: the daily aggregate per user, partitioned by day, parquet (benchmarks/project.py).",
         "- Every run is a new `dbt run --select <model>` process (`.venv/bin/dbt`), one at a "
         "time, in the order vulcan, vulcan package, dbt-spark's strategies, then the next "
-        "repetition (interleaved, so the machine's load hits all alike). The SparkSession is "
-        "embedded (method session, local[2], driver 4g, 4 shuffle partitions): each process "
-        "starts its own JVM, as a scheduler's `dbt run` does.",
+        "repetition (interleaved, so the machine's load hits all alike). " + spark,
         "- Model time: run_results.json's `execution_time`; wall: the whole `dbt` process "
         "(start-up, parse, the JVM, the run). Statements and gaps: dbt's JSON debug log "
         "(SQLQuery / SQLQueryStatus events of the model's connection); a gap is time inside "
@@ -218,7 +222,8 @@ def section(cold: dict[str, Any], size: Size) -> list[str]:
         "- microbatch's table for the daily runs is a raw copy of insert_overwrite's backfill "
         "(its own 365-day backfill is 365 statements and minutes: see the warm suite). raw: "
         "the write statements of vulcan's backfill, issued by hand in a fresh SparkSession "
-        "after one untimed `SHOW TABLES` (dbt's own first statements list the schemas).",
+        "(on a server: a fresh connection) after one untimed `SHOW TABLES` (dbt's own first "
+        "statements list the schemas).",
         "",
     ]
     for scenario, title in SCENARIOS.items():
@@ -244,9 +249,14 @@ def section(cold: dict[str, Any], size: Size) -> list[str]:
 
 
 def write(
-    out: Path, cold: dict[str, Any], size: Size, meta: dict[str, Any], intro: str
+    out: Path,
+    cold: dict[str, Any],
+    size: Size,
+    meta: dict[str, Any],
+    intro: str,
+    findings: str = "FINDINGS_COLD.md",
 ) -> list[str]:
-    """Writes the fresh-process report; returns the problems."""
+    """Writes the fresh-process report, then benchmarks/<findings>; returns the problems."""
     problems = list(cold.get("problems", []))
     lines = ["# Benchmarks", "", intro, ""]
     lines += [
@@ -259,13 +269,13 @@ def write(
         lines += (
             ["**PROBLEMS** (the run exits non-zero):", ""] + [f"- {p}" for p in problems] + [""]
         )
-    lines += section(cold, size)
+    lines += section(cold, size, meta.get("spark", EMBEDDED))
     lines += ["## Machine", ""]
     lines += [
         f"- {k}: {v}"
         for k, v in meta.items()
-        if k not in ("command", "make", "total_seconds", "commit")
+        if k not in ("command", "make", "total_seconds", "commit", "spark")
     ]
     lines.append("")
-    write_page(out, lines, "FINDINGS_COLD.md")
+    write_page(out, lines, findings)
     return problems

@@ -112,11 +112,14 @@ def write_project(
     adapter_type: str = "vulcan",
     package: Path | None = None,
     profile_extra: dict[str, Any] | None = None,
+    connection: dict[str, Any] | None = None,
 ) -> None:
     """Writes dbt_project.yml, profiles.yml, the models, the snapshot and the sources.
     `adapter_type` "vulcan" is the adapter; "spark" is stock dbt-spark with the package.
     `package`: the dbt package to install (default this repository; a checkout from before
-    the package existed has none: pass its root, and no packages.yml is written)."""
+    the package existed has none: pass its root, and no packages.yml is written).
+    `connection`: the profile's connection keys (e.g. `method: thrift`, host, port, user);
+    default an embedded session with `server_side_parameters`."""
     (folder / "models").mkdir(parents=True, exist_ok=True)
     (folder / "snapshots").mkdir(exist_ok=True)
     (folder / "macros").mkdir(exist_ok=True)
@@ -135,12 +138,17 @@ def write_project(
             "outputs": {
                 "bench": {
                     "type": adapter_type,
-                    "method": "session",
-                    "host": "localhost",
+                    **(
+                        connection
+                        or {
+                            "method": "session",
+                            "host": "localhost",
+                            "server_side_parameters": server_side_parameters,
+                        }
+                    ),
                     "schema": "bench",
                     "threads": 1,
                     **({"state_file_format": state_format} if adapter_type == "vulcan" else {}),
-                    "server_side_parameters": server_side_parameters,
                     **(profile_extra or {}),
                 }
             },

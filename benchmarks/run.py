@@ -2,7 +2,9 @@
 
 - `cold` (default, `make bench`): a fresh `dbt` process per run, as schedulers run dbt
   (benchmarks/cold.py): dbt-vulcan in both modes beside dbt-spark's microbatch and
-  insert_overwrite and the raw statements → docs/benchmarks.md.
+  insert_overwrite and the raw statements → docs/benchmarks.md. With `--target thrift`
+  (`make bench-thrift`) every process connects to one Spark Thrift Server that this starts
+  (scripts/spark_server.sh: a local standalone cluster) → docs/benchmarks-thrift.md.
 - `warm` (`make bench-warm`): every dbt invocation inside one warm process per table format
   (P1, P3, P2 per repetition, then P5, in a parquet SparkSession; then SCD type 2 in a Delta
   SparkSession) → docs/benchmarks-warm.md.
@@ -14,6 +16,8 @@ work directory. Exits 1 when outputs differ or a run fails.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import os
 import shutil
@@ -21,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +42,31 @@ scheduler runs dbt), side by side with dbt-spark's own strategies on the same da
 in both modes of dbt-vulcan (the `vulcan` adapter; the package on stock `type: spark`). `make bench`
 writes this page (about 20 minutes on a quiet 2-core machine, from the per-run times; the
 run's own duration and the machine's load are below); `make bench-quick` runs it on small
-data (a smoke test). The warm, in-process numbers (every dbt invocation in one process: no JVM
-start, no parse) are in [benchmarks-warm.md](benchmarks-warm.md) (`make bench-warm`).
+data (a smoke test). The same suite against one warm Spark Thrift Server (as jobs reach a
+cluster) is [benchmarks-thrift.md](benchmarks-thrift.md) (`make bench-thrift`). The warm,
+in-process numbers (every dbt invocation in one process: no JVM start, no parse) are in
+[benchmarks-warm.md](benchmarks-warm.md) (`make bench-warm`).
 Absolute times depend on the machine; the ratios are what the goals are about."""
+THRIFT_INTRO = """dbt-vulcan's speed on a Spark server: every run is a fresh `dbt` process (as a
+scheduler runs dbt) that connects to one long-running Spark Thrift Server (`method: thrift`),
+as jobs reach a cluster, EMR or Databricks: no run starts a JVM, the server's JVM is warm, and
+every statement is a network round trip. Side by side with dbt-spark's own strategies on the
+same server and data, in both modes of dbt-vulcan. `make bench-thrift` writes this page; the
+embedded-session report (each run its own JVM) is [benchmarks.md](benchmarks.md). Absolute
+times depend on the machine; the ratios are what the goals are about."""
+THRIFT_SPARK = (
+    "Spark is one Spark Thrift Server started for the whole run (scripts/spark_server.sh: a "
+    "standalone master and one worker on this machine, 2 cores, executor {executor}, server "
+    "driver {driver}, 4 shuffle partitions), reached by every process with `method: thrift` "
+    "(PyHive, as dbt-spark connects): no process starts a JVM; the first runs warm the "
+    "server's JVM for all (the medians discount them)."
+)
+# the server's sizes: as much memory as the embedded session's driver (4g) where the work runs
+THRIFT_MEMORY = {
+    "VULCAN_THRIFT_EXECUTOR_MEMORY": "4g",
+    "VULCAN_THRIFT_WORKER_MEMORY": "4g",
+    "VULCAN_THRIFT_DRIVER_MEMORY": "2g",
+}
 
 
 def _commit() -> str:
@@ -58,41 +85,84 @@ def _commit() -> str:
         return "?"
 
 
+@contextlib.contextmanager
+def thrift_server(workdir: Path) -> Iterator[dict[str, Any]]:
+    """A Spark Thrift Server for the run (scripts/spark_server.sh start/stop, its files in
+    workdir/server): yields the profiles' connection keys; stopped however the run ends."""
+    folder = workdir / "server"
+    script = str(ROOT / "scripts" / "spark_server.sh")
+    env = {**os.environ, **THRIFT_MEMORY}
+    started = subprocess.run(
+        ["bash", script, "start", str(folder)], env=env, check=True, capture_output=True, text=True
+    )
+    found = dict(
+        line.split("=", 1)
+        for line in Path(started.stdout.strip().splitlines()[-1]).read_text().splitlines()
+        if "=" in line
+    )
+    try:
+        yield {
+            "method": "thrift",
+            "host": found["VULCAN_THRIFT_HOST"],
+            "port": int(found["VULCAN_THRIFT_PORT"]),
+            "user": "dbt",
+            "connect_retries": 3,
+            "connect_timeout": 5,
+        }
+    finally:
+        subprocess.run(["bash", script, "stop", str(folder)], check=False)
+
+
 def run_cold(args: argparse.Namespace, size: Size, argv: list[str] | None = None) -> int:
-    """The fresh-process suite and its report."""
+    """The fresh-process suite (embedded sessions, or one Thrift server) and its report."""
     from benchmarks import cold, cold_report
 
+    thrift = args.target == "thrift"
+    page = "benchmarks-thrift.md" if thrift else "benchmarks.md"
+    intro, findings = (THRIFT_INTRO, "FINDINGS_THRIFT.md") if thrift else (COLD_INTRO, None)
+    report = functools.partial(
+        cold_report.write, intro=intro, findings=findings or "FINDINGS_COLD.md"
+    )
     if args.report_from:
         saved = json.loads(args.report_from.read_text())
         meta = saved.pop("_meta")
-        out = args.out or ROOT / "docs" / "benchmarks.md"
-        problems = cold_report.write(out, saved["cold"], size, meta, COLD_INTRO)
+        out = args.out or ROOT / "docs" / page
+        problems = report(out, saved["cold"], size, meta)
         print(f"report: {out}")
         return 1 if problems else 0
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix=f"vulcan-bench-cold-{size.name}-"))
-    workdir.mkdir(parents=True, exist_ok=True)
-    out = args.out or (
-        workdir / "benchmarks-quick.md" if args.quick else ROOT / "docs" / "benchmarks.md"
+    workdir = args.workdir or Path(
+        tempfile.mkdtemp(prefix=f"vulcan-bench-{args.target}-{size.name}-")
     )
-    print(f"benchmarks, fresh processes ({size.name}) in {workdir}", flush=True)
+    workdir.mkdir(parents=True, exist_ok=True)
+    out = args.out or (workdir / "benchmarks-quick.md" if args.quick else ROOT / "docs" / page)
+    print(f"benchmarks, fresh processes ({size.name}, {args.target}) in {workdir}", flush=True)
     started = time.perf_counter()
+    meta: dict[str, Any] = {}
     try:
-        result = cold.run(size, workdir, args.before)
+        with contextlib.ExitStack() as stack:
+            connection = stack.enter_context(thrift_server(workdir)) if thrift else None
+            if thrift:
+                meta["spark"] = THRIFT_SPARK.format(
+                    executor=THRIFT_MEMORY["VULCAN_THRIFT_EXECUTOR_MEMORY"],
+                    driver=THRIFT_MEMORY["VULCAN_THRIFT_DRIVER_MEMORY"],
+                )
+            result = cold.run(size, workdir, args.before, connection)
     except Exception as exc:  # reported, and the exit code says it
         print(f"cold suite failed: {exc}", file=sys.stderr, flush=True)
         return 1
     command = " ".join(["benchmarks/run.py", *(argv if argv is not None else sys.argv[1:])])
-    meta = {**machine(), "command": command, "commit": _commit()}
+    meta |= {**machine(), "command": command, "commit": _commit()}
     meta["total_seconds"] = round(time.perf_counter() - started)
     (workdir / "results-cold.json").write_text(
         json.dumps({"cold": result, "_meta": meta}, indent=1, default=str)
     )
-    problems = cold_report.write(out, result, size, meta, COLD_INTRO)
+    problems = report(out, result, size, meta)
     print(
         f"report: {out}; raw results: {workdir / 'results-cold.json'} ({meta['total_seconds']} s)"
     )
     if not args.keep and not args.workdir:
         shutil.rmtree(workdir / "warehouse", ignore_errors=True)
+        shutil.rmtree(workdir / "server" / "warehouse", ignore_errors=True)
     for problem in problems:
         print(f"PROBLEM: {problem}", file=sys.stderr)
     return 1 if problems else 0
@@ -133,6 +203,12 @@ def main(argv: list[str] | None = None) -> int:
         "--before",
         type=Path,
         help="cold suite: an earlier checkout of this repository, run as system vulcan_before",
+    )
+    parser.add_argument(
+        "--target",
+        choices=("session", "thrift"),
+        default="session",
+        help="cold suite: embedded sessions (default) or one Spark Thrift Server",
     )
     parser.add_argument("--repeat", type=int, default=0, help="repetitions (default 3; quick 1)")
     parser.add_argument(

@@ -11,8 +11,9 @@
 #   scripts/spark_server.sh stop DIR           stop what `start DIR` started
 #
 # Ports are picked free at start (the machine may run other Sparks). Settings: env
-# VULCAN_THRIFT_WORKER_MEMORY (2g), VULCAN_THRIFT_DRIVER_MEMORY (1g), VULCAN_THRIFT_CORES (2),
-# VULCAN_THRIFT_START_TIMEOUT (240 s), VULCAN_THRIFT_KEEP (1: keep DIR after `run`).
+# VULCAN_THRIFT_WORKER_MEMORY (2g), VULCAN_THRIFT_EXECUTOR_MEMORY (1g),
+# VULCAN_THRIFT_DRIVER_MEMORY (1g), VULCAN_THRIFT_CORES (2), VULCAN_THRIFT_START_TIMEOUT (240 s),
+# VULCAN_THRIFT_KEEP (1: keep DIR after `run`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-"$root/.venv/bin/python"}
@@ -89,7 +90,7 @@ spark.driver.host                     127.0.0.1
 spark.driver.bindAddress              127.0.0.1
 spark.driver.memory                   ${VULCAN_THRIFT_DRIVER_MEMORY:-1g}
 spark.driver.extraJavaOptions         -Dderby.system.home=$dir -Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp
-spark.executor.memory                 1g
+spark.executor.memory                 ${VULCAN_THRIFT_EXECUTOR_MEMORY:-1g}
 spark.executor.cores                  $cores
 spark.cores.max                       $cores
 spark.executor.extraJavaOptions       -Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp

@@ -15,6 +15,7 @@ from typing import Any
 
 import dbt.include.global_project as core_project
 import dbt.include.spark as spark_project
+from dbt.adapters.spark.column import SparkColumn
 from dbt.adapters.spark.relation import SparkRelation
 from dbt.context.base import get_context_modules
 from dbt_common.clients.jinja import get_environment
@@ -216,6 +217,8 @@ class _Namespace(Mapping[str, Any]):
 
 
 class _Api:
+    Column = SparkColumn  # dbt's `api.Column` is the adapter's Column class
+
     class Relation:
         @staticmethod
         def create(**kwargs: Any) -> SparkRelation:

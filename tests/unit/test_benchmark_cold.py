@@ -91,3 +91,30 @@ def test_statement_label_names_the_plan_and_strips_dbts_comment() -> None:
     assert (
         statement_label('/* {"a": 1} */\ninsert   into t\nvalues (1)') == "insert into t values (1)"
     )
+
+
+def test_projects_connect_as_told(tmp_path: Path) -> None:
+    """The embedded session by default; a server's connection keys replace it (--target thrift)."""
+    import yaml
+
+    from benchmarks.project import write_project
+
+    params = {"spark.master": "local[2]"}
+    write_project(tmp_path / "session", params, "parquet", adapter_type="vulcan")
+    thrift = {"method": "thrift", "host": "127.0.0.1", "port": 10001, "user": "dbt"}
+    write_project(tmp_path / "thrift", params, "parquet", adapter_type="spark", connection=thrift)
+
+    def target(folder: str) -> dict[str, object]:
+        profile = yaml.safe_load((tmp_path / folder / "profiles.yml").read_text())
+        return dict(profile["bench"]["outputs"]["bench"])
+
+    assert target("session") == {
+        "type": "vulcan",
+        "method": "session",
+        "host": "localhost",
+        "server_side_parameters": params,
+        "schema": "bench",
+        "threads": 1,
+        "state_file_format": "parquet",
+    }
+    assert target("thrift") == {"type": "spark", **thrift, "schema": "bench", "threads": 1}

@@ -76,10 +76,13 @@ class VulcanAdapter(SparkAdapter):
     @available.parse(lambda *a, **k: [])
     def get_column_schema_from_query(self, sql: str) -> list[Any]:
         """A query's columns with Spark's type names (`date`, `decimal(10,2)`) for every
-        connection method. Over thrift, http and odbc the cursor describes columns with type
-        codes only (`DATE_TYPE`, `DECIMAL_TYPE` without precision), so the query is described
-        by Spark instead (`DESCRIBE QUERY`: no data is read). In the embedded SparkSession
-        the query is only analysed (`spark.sql(sql).schema`): no statement, no Spark job."""
+        connection method. In the embedded SparkSession the query is only analysed
+        (`spark.sql(sql).schema`): no statement, no Spark job; the kinds read their query's
+        columns through the macro vulcan_query_columns, which comes here for the session.
+        Over thrift, http and odbc the cursor describes columns with type codes only
+        (`DATE_TYPE`, `DECIMAL_TYPE` without precision), so for dbt's own callers (a
+        contract's check) the query is described by Spark (`DESCRIBE QUERY`), as the macro
+        does for the kinds in both modes."""
         credentials = self.config.credentials
         if credentials.method == "session":
             session = python_models.spark_session(credentials.server_side_parameters)

@@ -29,7 +29,7 @@
   {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}
   {#- one schema read: the partition columns of a new table checked before anything is
       touched; on an existing table, the schema change -#}
-  {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
+  {%- set query_columns = dbt_vulcan.vulcan_query_columns(schema_sql) -%}
   {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, rebuild, dbt_vulcan.vulcan_partition_key(model)) -%}
   {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
   {%- set projection = none -%}

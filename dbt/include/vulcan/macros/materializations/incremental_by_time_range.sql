@@ -18,7 +18,7 @@
   {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}
   {%- set query_columns = none -%}
   {%- if rebuild or plan.fingerprint_changed or not time_type -%}
-    {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
+    {%- set query_columns = dbt_vulcan.vulcan_query_columns(schema_sql) -%}
     {#- the config against the query's columns: bad ones raise before anything is touched -#}
     {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, rebuild, dbt_vulcan.vulcan_partition_key(model)) -%}
     {%- set time_type = dbt_vulcan.vulcan_time_type(cfg, query_columns) -%}

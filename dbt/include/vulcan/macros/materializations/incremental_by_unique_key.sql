@@ -28,7 +28,7 @@
       anything is touched; an unchanged model on its table was checked when it last changed -#}
   {%- set query_columns = none -%}
   {%- if rebuild or plan.fingerprint_changed -%}
-    {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
+    {%- set query_columns = dbt_vulcan.vulcan_query_columns(schema_sql) -%}
     {%- do dbt_vulcan._vulcan_unique_key_check_columns(cfg, plan, query_columns, rebuild) -%}
   {%- endif -%}
 

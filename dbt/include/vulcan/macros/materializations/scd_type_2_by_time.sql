@@ -27,7 +27,7 @@
   {#- an enforced contract checked against the query (dbt's contract error), before anything
       is touched; the table is then created with the contract's columns (utils/contract.sql) -#}
   {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}
-  {%- set query_columns = get_column_schema_from_query(schema_sql) -%}
+  {%- set query_columns = dbt_vulcan.vulcan_query_columns(schema_sql) -%}
   {#- checks unique_key, updated_at_name, columns and the valid_* names against the query
       (scd2/scd2.sql), with the partition columns of a new table: every problem at once -#}
   {%- set scd2 = dbt_vulcan.vulcan_scd_type_2_model(cfg, query_columns) -%}

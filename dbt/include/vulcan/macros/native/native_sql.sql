@@ -124,10 +124,11 @@
   {{ return(cfg) }}
 {% endmacro %}
 
-{#- The time column's type from the query's columns (tokens rendered for the range); dbt's
-    default empty-subquery, not the dispatched one, which would come back here. -#}
+{#- The time column's type from the query's columns (tokens rendered for the range;
+    vulcan_query_columns uses dbt's default empty subquery, not the dispatched one, which would
+    come back here). -#}
 {% macro _vulcan_native_time_type(sql, cfg, range) %}
   {%- set rendered = dbt_vulcan.vulcan_render_tokens(sql, dbt_vulcan.vulcan_time_tokens(range.start, range.end, range.execution_time)) -%}
-  {%- set columns = adapter.get_column_schema_from_query(dbt.default__get_empty_subquery_sql(rendered, none)) -%}
+  {%- set columns = dbt_vulcan.vulcan_query_columns(rendered) -%}
   {{ return(dbt_vulcan.vulcan_time_type(cfg, columns)) }}
 {% endmacro %}

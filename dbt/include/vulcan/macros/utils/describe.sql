@@ -34,3 +34,26 @@
     'dynamic_overwrite': ns.dynamic, 'scoped': (partitions | length > 0) and ns.dynamic,
   }) }}
 {% endmacro %}
+
+{#- A query's columns (dbt Column objects) with Spark's type names (`date`, `decimal(10,2)`),
+    for every connection. In the embedded session dbt's own schema read gives them (and the
+    `vulcan` adapter only analyses the query: no statement). Over thrift, http and odbc the
+    cursor describes a result's columns with type codes only (`DATE_TYPE`, `DECIMAL_TYPE`), so
+    Spark describes the query instead (`DESCRIBE QUERY`: analysed, no data read). -#}
+{% macro vulcan_query_columns(sql) %}{{ return(adapter.dispatch('vulcan_query_columns', 'dbt_vulcan')(sql)) }}{% endmacro %}
+
+{% macro default__vulcan_query_columns(sql) %}
+  {%- if target.method == 'session' -%}
+    {#- dbt's default empty subquery: the dispatched one binds a time-range model's tokens for
+        dbt's own commands (native/native_sql.sql), which the kinds have already rendered -#}
+    {{ return(adapter.get_column_schema_from_query(dbt.default__get_empty_subquery_sql(sql, none))) }}
+  {%- endif -%}
+  {%- set columns = [] -%}
+  {%- for row in run_query('describe query ' ~ sql) -%}
+    {%- set name = (row[0] or '') | string | trim -%}
+    {%- if name and not name.startswith('#') -%}
+      {%- do columns.append(api.Column.create(name, row[1] | string | trim)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(columns) }}
+{% endmacro %}
