@@ -119,10 +119,10 @@ def run_cold(args: argparse.Namespace, size: Size, argv: list[str] | None = None
 
     thrift = args.target == "thrift"
     page = "benchmarks-thrift.md" if thrift else "benchmarks.md"
-    intro, findings = (THRIFT_INTRO, "FINDINGS_THRIFT.md") if thrift else (COLD_INTRO, None)
-    report = functools.partial(
-        cold_report.write, intro=intro, findings=findings or "FINDINGS_COLD.md"
+    intro, findings = (
+        (THRIFT_INTRO, "FINDINGS_THRIFT.md") if thrift else (COLD_INTRO, "FINDINGS_COLD.md")
     )
+    report = functools.partial(cold_report.write, intro=intro, findings=findings)
     if args.report_from:
         saved = json.loads(args.report_from.read_text())
         meta = saved.pop("_meta")
