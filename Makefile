@@ -96,19 +96,19 @@ integration-package: setup
 	bash integration_project/run.sh parquet 2 package
 
 # Everything CI runs, in two lanes of Spark processes at once: lint and unit tests first, then
-# parquet + thrift + the example project (twice, parquet; twice on stock type: spark with the
-# package) beside Delta + Iceberg + package mode's functional lane (about 50 and 55 minutes
-# with both lanes sharing 2 cores). The example project on Delta (`make integration-delta`) is
-# not part of it: CI time.
+# parquet + Iceberg + the example project (twice, parquet; twice on stock type: spark with the
+# package) beside Delta + package mode's functional lane + the Thrift server, balanced to
+# about the same time with both lanes sharing 2 cores. The example project on Delta
+# (`make integration-delta`) is not part of it: CI time.
 test: lint unit
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 
 test-lane-1: setup
-	$(MAKE) --no-print-directory -j1 functional-parquet thrift integration-parquet \
+	$(MAKE) --no-print-directory -j1 functional-parquet functional-iceberg integration-parquet \
 		integration-package
 
 test-lane-2: setup
-	$(MAKE) --no-print-directory -j1 functional-delta functional-iceberg functional-package
+	$(MAKE) --no-print-directory -j1 functional-delta functional-package thrift
 
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →

@@ -131,3 +131,59 @@ def test_a_bad_partition_value_is_one_problem() -> None:
     with pytest.raises(VulcanConfigError) as exc:
         validate("m", PART, {"partitioned_by": 5})
     assert "1 problem(s)" in str(exc.value) and "partitioned_by: 5 is not" in str(exc.value)
+
+
+ALL_PARTITIONS = [
+    # the time column alone, partitioned by it (parquet's default)
+    (
+        TR,
+        {"time_column": "order_date", "start": "2025-01-01"},
+        [("order_date", "date")],
+        "partition_by_time_column: every column of the query (order_date) would be a partition "
+        "column of the new table, and Spark needs at least one that is not: add a column to the "
+        "query, or set partition_by_time_column: false",
+    ),
+    # the time column and a partition_by column
+    (
+        TR,
+        {"time_column": "order_date", "start": "2025-01-01", "partitioned_by": "region"},
+        [("order_date", "date"), ("Region", "string")],
+        "partitioned_by: every column of the query (order_date, Region) would be a partition "
+        "column of the new table, and Spark needs at least one that is not: add a column to the "
+        "query, or set partition_by_time_column: false",
+    ),
+    (
+        PART,
+        {"partitioned_by": ["region", "n"]},
+        [("n", "int"), ("region", "string")],
+        "partitioned_by: every column of the query (n, region) would be a partition column of "
+        "the new table, and Spark needs at least one that is not: add a column to the query, or "
+        "partition by fewer columns",
+    ),
+]
+
+
+@pytest.mark.parametrize(("kind", "config", "columns", "problem"), ALL_PARTITIONS)
+def test_a_table_of_partition_columns_only_is_refused_in_both_implementations(
+    kind: str, config: dict[str, Any], columns: list[tuple[str, str]], problem: str
+) -> None:
+    """Spark cannot create a table whose every column is a partition column: the check says
+    so before anything is created, in the oracle and in the package's macro alike."""
+    from tests.unit.macro_harness import CompilerError, Harness
+
+    cfg = validate("m", kind, config)
+    with pytest.raises(VulcanConfigError) as expected:
+        column_checks.check(cfg, columns, new_table=True)
+    assert str(expected.value) == (
+        f"Invalid config for model 'm' ({kind}), 1 problem(s):\n  - {problem}"
+    )
+    as_dicts = [{"name": n, "dtype": t} for n, t in columns]
+    with pytest.raises(CompilerError) as got:
+        Harness().call("vulcan_check_columns", cfg.as_dict(), as_dicts, True, "partitioned_by")
+    assert str(got.value) == str(expected.value)
+    # an existing table is not created: nothing to refuse; one more column is enough
+    column_checks.check(cfg, columns, new_table=False)
+    Harness().call("vulcan_check_columns", cfg.as_dict(), as_dicts, False, "partitioned_by")
+    column_checks.check(cfg, [*columns, ("amount", "double")], new_table=True)
+    more = [*as_dicts, {"name": "amount", "dtype": "double"}]
+    Harness().call("vulcan_check_columns", cfg.as_dict(), more, True, "partitioned_by")

@@ -90,12 +90,24 @@ def partition_key(config: Mapping[str, Any]) -> str:
 def _partition_problems(cfg: ModelConfig, names: Sequence[str], key: str) -> list[str]:
     lowered = {n.lower() for n in names}
     skip = cfg.time_column.lower() if cfg.kind == TIME_RANGE and cfg.time_column else None
-    return [
+    problems = [
         f"{key}: {column!r} is not a column of the model's query, so a new table cannot be "
         f"partitioned by it; its columns are: {', '.join(names)}"
         for column in cfg.partition_cols
         if column.lower() not in lowered and column.lower() != skip  # time_column: above
     ]
+    partitions = {c.lower() for c in cfg.partition_cols}
+    if names and lowered <= partitions:
+        # Spark refuses a table whose every column is a partition column
+        by_time = skip is not None and cfg.partition_by_time_column and skip in partitions
+        label = "partition_by_time_column" if by_time and partitions == {skip} else key
+        fix = "set partition_by_time_column: false" if by_time else "partition by fewer columns"
+        problems.append(
+            f"{label}: every column of the query ({', '.join(names)}) would be a partition "
+            "column of the new table, and Spark needs at least one that is not: add a column "
+            f"to the query, or {fix}"
+        )
+    return problems
 
 
 def check(

@@ -58,6 +58,7 @@ BODIES = {
     "tr_time_column_absent": (
         "select n, count(*) as orders from (" + DAYS_SQL + ") as days group by n"
     ),
+    "tr_time_column_only": DAYS_SQL.replace(", 1 as n", ""),
 }
 
 # name: (kind, config changes, substrings the error must contain: the key and what is allowed;
@@ -106,6 +107,15 @@ CATALOGUE: dict[str, tuple[str, dict[str, Any], list[str]]] = {
         TR,
         {},
         ["time_column: 'order_date' is not a column of the model's query", "n, orders", "!safety"],
+    ),
+    "tr_time_column_only": (
+        TR,
+        {},
+        [
+            "partition_by_time_column: every column of the query (order_date) would be a "
+            "partition column",
+            "set partition_by_time_column: false",
+        ],
     ),
     "tr_start_far_past": (
         TR,

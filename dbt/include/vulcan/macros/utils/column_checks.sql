@@ -58,6 +58,14 @@
     {%- for column in cfg.partition_cols or [] if (column | lower) not in lowered and (column | lower) != skip -%}
       {%- do problems.append(key ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(column) ~ " is not a column of the model's query, so a new table cannot be partitioned by it; its columns are: " ~ names | join(', ')) -%}
     {%- endfor -%}
+    {#- Spark refuses a table whose every column is a partition column -#}
+    {%- set partitions = (cfg.partition_cols or []) | map('lower') | list -%}
+    {%- if names and lowered | reject('in', partitions) | list | length == 0 -%}
+      {%- set by_time = skip is not none and cfg.partition_by_time_column and skip in partitions -%}
+      {%- set label = 'partition_by_time_column' if by_time and partitions | unique | list == [skip] else key -%}
+      {%- set fix = 'set partition_by_time_column: false' if by_time else 'partition by fewer columns' -%}
+      {%- do problems.append(label ~ ': every column of the query (' ~ names | join(', ') ~ ') would be a partition column of the new table, and Spark needs at least one that is not: add a column to the query, or ' ~ fix) -%}
+    {%- endif -%}
   {%- endif -%}
   {{ return(problems) }}
 {% endmacro %}
