@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt
 
-from tests.functional.util import STATE, processed_rows, rows, run
+from tests.functional.util import models_state_rows, processed_rows, run
 
 HOURS = (
     "select ts, hour(ts) as h from (select explode(sequence(@start_dt, @end_dt, "
@@ -90,16 +90,8 @@ def plan(capsys: Any, **args: Any) -> dict[str, list[tuple[str, str]]]:
 
 def recorded(project: Any) -> dict[str, list[tuple[str, str]]]:
     """Every model's processed rows, in recording order, in one read of the state log."""
-    found: dict[str, list[tuple[str, str]]] = {name: [] for name in MODELS}
-    relations = ", ".join(f"'{project.test_schema}.{name}'".lower() for name in MODELS)
-    for relation, start, end in rows(
-        project,
-        f"select relation, interval_start, interval_end from {STATE} "
-        f"where relation in ({relations}) and row_type = 'processed' "
-        "order by recorded_at, seq",
-    ):
-        found[str(relation).split(".")[-1]].append((str(start), str(end)))
-    return found
+    found = models_state_rows(project, list(MODELS))
+    return {name: [(s, e) for s, e, t in found[name] if t == "processed"] for name in MODELS}
 
 
 def run_and_diff(project: Any, run_vars: dict[str, str]) -> dict[str, list[tuple[str, str]]]:

@@ -23,18 +23,28 @@ def table_rows(
     return rows(project, f"select {columns} from {project.test_schema}.{name} order by {order_by}")
 
 
+def models_state_rows(
+    project: Any, names: list[str], state: str = STATE
+) -> dict[str, list[tuple[str, str, str]]]:
+    """Per model, (interval_start, interval_end, row_type) in recording (= replay) order, in
+    one read of the state log; `state`: the state table, or e.g. ``parquet.`<path>` `` for one
+    read by path."""
+    found: dict[str, list[tuple[str, str, str]]] = {name: [] for name in names}
+    by_relation = {f"{project.test_schema}.{name}".lower(): name for name in names}
+    relations = ", ".join(f"'{relation}'" for relation in by_relation)
+    for relation, start, end, kind in rows(
+        project,
+        f"select relation, interval_start, interval_end, row_type from {state} "
+        f"where relation in ({relations}) "
+        "order by recorded_at, seq",
+    ):
+        found[by_relation[str(relation)]].append((str(start), str(end), str(kind)))
+    return found
+
+
 def state_rows(project: Any, name: str, state: str = STATE) -> list[tuple[str, str, str]]:
-    """(interval_start, interval_end, row_type) of a model, in recording (= replay) order;
-    `state`: the state table, or e.g. ``parquet.`<path>` `` for one read by path."""
-    relation = f"{project.test_schema}.{name}".lower()
-    return [
-        (str(r[0]), str(r[1]), str(r[2]))
-        for r in rows(
-            project,
-            f"select interval_start, interval_end, row_type from {state} "
-            f"where relation = '{relation}' order by recorded_at, seq",
-        )
-    ]
+    """(interval_start, interval_end, row_type) of one model (models_state_rows)."""
+    return models_state_rows(project, [name], state)[name]
 
 
 def processed_rows(project: Any, name: str) -> list[tuple[str, str]]:
