@@ -19,7 +19,7 @@ lint: setup
 	.venv/bin/mypy dbt/adapters/vulcan
 
 unit: setup
-	$(PYTEST) tests/unit -q
+	$(PYTEST) tests/unit -q -n 2
 
 # One pytest process (one SparkSession) per table format. The reliability tests run on
 # parquet here and on Delta in `make thrift` (kill -9, concurrent processes), not three times.

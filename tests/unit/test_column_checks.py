@@ -163,13 +163,21 @@ ALL_PARTITIONS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def harness() -> Any:
+    """The package's macros, loaded once for this module's cases (loading takes seconds)."""
+    from tests.unit.macro_harness import Harness
+
+    return Harness()
+
+
 @pytest.mark.parametrize(("kind", "config", "columns", "problem"), ALL_PARTITIONS)
 def test_a_table_of_partition_columns_only_is_refused_in_both_implementations(
-    kind: str, config: dict[str, Any], columns: list[tuple[str, str]], problem: str
+    harness: Any, kind: str, config: dict[str, Any], columns: list[tuple[str, str]], problem: str
 ) -> None:
     """Spark cannot create a table whose every column is a partition column: the check says
     so before anything is created, in the oracle and in the package's macro alike."""
-    from tests.unit.macro_harness import CompilerError, Harness
+    from tests.unit.macro_harness import CompilerError
 
     cfg = validate("m", kind, config)
     with pytest.raises(VulcanConfigError) as expected:
@@ -179,11 +187,11 @@ def test_a_table_of_partition_columns_only_is_refused_in_both_implementations(
     )
     as_dicts = [{"name": n, "dtype": t} for n, t in columns]
     with pytest.raises(CompilerError) as got:
-        Harness().call("vulcan_check_columns", cfg.as_dict(), as_dicts, True, "partitioned_by")
+        harness.call("vulcan_check_columns", cfg.as_dict(), as_dicts, True, "partitioned_by")
     assert str(got.value) == str(expected.value)
     # an existing table is not created: nothing to refuse; one more column is enough
     column_checks.check(cfg, columns, new_table=False)
-    Harness().call("vulcan_check_columns", cfg.as_dict(), as_dicts, False, "partitioned_by")
+    harness.call("vulcan_check_columns", cfg.as_dict(), as_dicts, False, "partitioned_by")
     column_checks.check(cfg, [*columns, ("amount", "double")], new_table=True)
     more = [*as_dicts, {"name": "amount", "dtype": "double"}]
-    Harness().call("vulcan_check_columns", cfg.as_dict(), more, True, "partitioned_by")
+    harness.call("vulcan_check_columns", cfg.as_dict(), more, True, "partitioned_by")
