@@ -355,7 +355,9 @@
 {% macro _vulcan_cfg_closest(key, candidates) %}
   {%- set limit = 2 if key | length >= 8 else 1 -%}
   {%- set ns = namespace(best=none, distance=limit + 1) -%}
-  {%- for candidate in candidates if candidate != key -%}
+  {#- a candidate whose length differs by more than the limit is never close: skipped here,
+      without a macro call (most of dbt's own keys, on every run) -#}
+  {%- for candidate in candidates if candidate != key and (candidate | length - key | length) | abs <= limit -%}
     {%- set distance = dbt_vulcan._vulcan_cfg_distance(key, candidate, limit) -%}
     {%- if distance < ns.distance -%}
       {%- set ns.best = candidate -%}

@@ -33,33 +33,31 @@
 
     The semantics are the Python engine's (intervals.plan_intervals over state.replay,
     planner.plan_model); tests/functional/planning holds the two equal on random logs. Jinja
-    computes only scalar bounds (epoch microseconds) from `p`; the intervals come from
-    sequence/explode in SQL and are never enumerated here. Log times are read field by field
-    into epoch microseconds, so the session time zone plays no part.
+    computes only scalar bounds (epoch microseconds) from `p`; no interval is enumerated, in
+    Jinja or in SQL: the plan is range arithmetic. Log times are read as UTC with an explicit
+    zone, so the session time zone plays no part.
 
-    How. The query is built to be cheap in a fresh Spark process, where every run pays it (each
-    distinct operator costs JIT and code generation there, each stage a job): the relation's
-    rows are coalesced into one partition as they are read, so the whole plan is ONE stage of
-    one job (no shuffle, no join, no subquery), with few operators. (A shuffle into one
-    partition would keep the scan parallel for a very large log, at one more job on every run:
-    `vulcan_compact` keeps the log small instead.)
-      vulcan_log        the relation's rows, times parsed, clipped to the span of the expected
-                        intervals
-      vulcan_items      the expected intervals k = 0 .. total-1 (explode(sequence)), and every
-                        processed or removed row once per expected interval it overlaps (by unit
-                        arithmetic, no join), and every log row once more with k null (for the
-                        summary)
-      vulcan_grouped    per interval: its rows (collect_list); the k-null group is the summary
-      vulcan_intervals  per interval: missing, touched. An interval is processed when every
-                        point of it has a processed row as its latest covering row (that is
-                        what replaying the log does), i.e. when the processed rows cover it and,
-                        for each removed row, the processed rows recorded after it cover its part
-                        of the interval. Each cover test is one sweep over the processed rows
-                        sorted by start (array functions, no join).
-      vulcan_due        lookback (a window over the next `lookback` intervals) or the explicit
-                        range; a pending full restatement makes everything due
-      vulcan_runs       the start of each contiguous run of due intervals (a running max)
-      vulcan_batches    chunks of at most batch_size intervals per run, and the summary row -#}
+    How. Every scheduled run is a fresh Spark process, and there the query's own size is its
+    cost: the cold parse, the analyzer's passes, the code paths of each distinct operator are
+    paid on every run (the plan of issue 18, 11 CTEs over one row per interval, cost a fresh
+    process 3.5 s more than a plain read of the same rows; benchmarks/FINDINGS_COLD.md). So the
+    query is one scan, one aggregate and two projections, one stage of one job (the rows are
+    coalesced into one partition as they are read), and the logic is array functions over
+    ranges, few and flat:
+      the aggregate    the relation's processed and removed ranges, clipped to the span of the
+                       expected intervals and sorted by when they were recorded (recorded_at,
+                       seq), as one array; the summary (row count, the latest processed row's
+                       fingerprint and details, the last full restatement and reset markers)
+      the replay       a fold over that array: a processed range is merged into a sorted list of
+                       disjoint ranges, a removed one cut out of it; what is processed now, and
+                       what was ever processed (`ever`, for `dirty`). Its cost grows with the
+                       log's rows times the processed set's fragments (one range for a model
+                       that runs in order); `vulcan_compact` keeps the log short.
+      due              the gaps between the processed ranges as interval indexes [i, j],
+                       `lookback` more before each, overlapping or adjacent ones merged (a fold);
+                       the explicit range; everything on a rebuild
+      the output       each due run cut into chunks of batch_size, as rows (inline), then the
+                       summary row -#}
 
 {% macro vulcan_plan_intervals_sql(state_relation, relation_key, p) %}
   {{ return(adapter.dispatch('vulcan_plan_intervals_sql', 'dbt_vulcan')(state_relation, relation_key, p)) }}
@@ -71,136 +69,114 @@
   {%- set batch_size = none if p.get('batch_size') is none else dbt_vulcan._vulcan_plan_int(p.get('batch_size'), 'batch_size', 1) -%}
   {%- set us = dbt_vulcan._vulcan_plan_us -%}
   {%- set flag = dbt_vulcan._vulcan_plan_flag -%}
-  {%- set index = dbt_vulcan._vulcan_plan_index_sql -%}
-  {%- set ord_type = 'struct<at: bigint, seq: int, kind: int, start: bigint, `end`: bigint>' -%}
+  {%- set k = dbt_vulcan._vulcan_plan_k -%}
+  {%- set union, minus = dbt_vulcan._vulcan_plan_union, dbt_vulcan._vulcan_plan_minus -%}
+  {%- set ranges = 'array<struct<s: bigint, e: bigint>>' -%}
+  {%- set runs = 'array<struct<i: bigint, j: bigint>>' -%}
+  {%- set batch_start = dbt_vulcan._vulcan_plan_start_sql('c.i', b) -%}
+  {%- set batch_end = dbt_vulcan._vulcan_plan_end_sql('c.j', b) -%}
+  {%- if b.total == 0 -%}
+    {%- set due = 'cast(array() as ' ~ runs ~ ')' -%}
+  {%- elif b.explicit -%}
+    {#- an explicit range: exactly the expected intervals inside it -#}
+    {%- set due = "filter(array(named_struct('i', greatest(" ~ k(b.explicit_lo ~ 'L', b) ~ ", 0L), 'j', least(" ~ k(b.explicit_hi ~ 'L - 1', b) ~ ', ' ~ (b.total - 1) ~ 'L))), d -> d.i <= d.j)' -%}
+  {%- else -%}
+    {#- every interval meeting a gap of the processed ranges, and the `lookback` intervals
+        before it, as runs of interval indexes [i, j] (overlapping or adjacent runs merged) -#}
+    {%- set first = k('g.s', b) -%}
+    {%- set due -%}
+aggregate(
+        transform(
+          filter(zip_with(
+            concat(array({{ b.span_lo }}L), transform(processed, x -> x.e)),
+            concat(transform(processed, x -> x.s), array({{ b.span_hi }}L)),
+            (lo, hi) -> named_struct('s', lo, 'e', hi)), g -> g.s < g.e),
+          g -> named_struct('i', {{ 'greatest(' ~ first ~ ' - ' ~ lookback ~ ', 0L)' if lookback else first }}, 'j', {{ k('g.e - 1', b) }})),
+        cast(array() as {{ runs }}),
+        (acc, d) -> case when d.i <= coalesce(try_element_at(acc, -1).j, -2L) + 1
+          then concat(slice(acc, 1, size(acc) - 1), array(named_struct('i', try_element_at(acc, -1).i, 'j', greatest(try_element_at(acc, -1).j, d.j))))
+          else concat(acc, array(d)) end)
+    {%- endset -%}
+  {%- endif -%}
+  {%- if b.total > 0 -%}
+    {%- set due = "case when rebuild then array(named_struct('i', 0L, 'j', " ~ (b.total - 1) ~ 'L)) else ' ~ due ~ ' end' -%}
+  {%- endif -%}
   {%- set sql -%}
-with
-vulcan_log as (
-  select *,
-    named_struct('at', at, 'seq', seq, 'kind', kind, 'start', raw_s, 'end', raw_e) as ord,
-    greatest(raw_s, {{ b.span_lo }}L) as s,
-    least(raw_e, {{ b.span_hi }}L) as e
-  from (
-    select
-      {{ us('interval_start') }} as raw_s,
-      {{ us('interval_end') }} as raw_e,
-      case row_type when 'processed' then 1 when 'removed' then 2 else 3 end as kind,
-      {{ us('recorded_at') }} as at,
-      coalesce(seq, 0) as seq,
-      fingerprint,
-      details
-    from {{ state_relation }}
-    where relation = {{ dbt_vulcan.vulcan_sql_string(relation_key) }}
-  )
-),
-{# one partition from the scan on: the plan runs in one stage -#}
-vulcan_items as (
-  select /*+ COALESCE(1) */ * from (
-    select k, cast(null as int) as kind, cast(null as {{ ord_type }}) as ord,
-      cast(null as bigint) as s, cast(null as bigint) as e,
-      cast(null as string) as fingerprint, cast(null as string) as details
-    from (select explode(sequence(0L, {{ [b.total - 1, 0] | max }}L)) as k)
-    where k < {{ b.total }}
-    union all
-    select k, kind, ord, s, e, fingerprint, details
-    from vulcan_log
-    lateral view explode(
-      case when kind in (1, 2) and s < e
-        then concat(array(cast(null as bigint)), sequence({{ index('s', b) }} - {{ b.first }}L, {{ index('e - 1', b) }} - {{ b.first }}L))
-        else array(cast(null as bigint)) end
-    ) t as k
-  )
-),
-vulcan_grouped as (
-  select k,
-    collect_list(case when k is not null and kind is not null then named_struct('kind', kind, 'ord', ord, 's', s, 'e', e) end) as rows,
-    {#- the summary: from the k-null group, where every log row is once -#}
-    count(*) as log_rows,
-    max_by(fingerprint, case when k is null and kind = 1 then ord end) as previous_fingerprint,
-    max_by(details, case when k is null and kind = 1 then ord end) as previous_details,
-    max(case when k is null and kind <> 1 and {{ flag('restate') }} and {{ flag('full') }} then ord end) as last_full,
-    max(case when k is null and {{ flag('reset') }} then ord end) as last_reset
-  from vulcan_items
-  group by k
-),
-{# an interval is processed when the processed rows cover it and, for each removed row, the
-   processed rows recorded after it cover the removed part; `cover` sweeps the processed rows
-   (clipped to the interval, sorted by start) from a point, as far as they reach -#}
-vulcan_intervals as (
-  select *,
-    k is not null and not (
-      {{ dbt_vulcan._vulcan_plan_reach('s') }} >= e
-      and forall(filter(rows, x -> x.kind = 2), r ->
-        {{ dbt_vulcan._vulcan_plan_reach('greatest(r.s, s)', 'r.ord') }} >= least(r.e, e))
-    ) as missing,
-    exists(rows, x -> x.kind = 1) as touched,
-    {{ 'true' if p.get('rebuild') else 'false' }} or coalesce(max(case when k is null
-      then last_full > last_reset or (last_full is not null and last_reset is null) end) over (), false) as rebuild
+{#- the batches: each due run cut into chunks of at most batch_size intervals; then the summary -#}
+select inline(concat(
+  transform({{ dbt_vulcan._vulcan_plan_chunks(due, batch_size) }}, c -> named_struct(
+    'batch_start', {{ batch_start }},
+    'batch_end', {{ batch_end }},
+    'intervals', c.j - c.i + 1,
+    'dirty', not rebuild and exists(ever, x -> x.s < {{ batch_end }} and x.e > {{ batch_start }}),
+    'rebuild', rebuild, 'log_rows', cast(null as bigint),
+    'previous_fingerprint', cast(null as string), 'previous_details', cast(null as string))),
+  if(log_rows > 0, array(named_struct(
+    'batch_start', cast(null as bigint), 'batch_end', cast(null as bigint), 'intervals', cast(null as bigint),
+    'dirty', cast(null as boolean), 'rebuild', cast(null as boolean), 'log_rows', log_rows,
+    'previous_fingerprint', previous_fingerprint, 'previous_details', previous_details)), array())))
+from (
+  {#- the replay: the log's processed and removed ranges, applied in the order they were
+      recorded to sorted, disjoint, merged ranges: what is processed now; `ever`: what was ever
+      processed (a batch meeting it is dirty) -#}
+  select log_rows, previous_fingerprint, previous_details, replay.now as processed, replay.ever as ever,
+    {{ 'true' if p.get('rebuild') else 'false' }} or coalesce(last_full > last_reset, last_full is not null) as rebuild
   from (
     select *,
-      array_sort(transform(filter(rows, x -> x.kind = 1),
-        x -> named_struct('s', greatest(x.s, s), 'e', least(x.e, e), 'ord', x.ord))) as processed
+      aggregate(log, named_struct('now', cast(array() as {{ ranges }}), 'ever', cast(array() as {{ ranges }})),
+        (acc, r) -> named_struct(
+          'now', case when r.kind = 1 then {{ union('acc.now', 'r') }} else {{ minus('acc.now', 'r') }} end,
+          'ever', case when r.kind = 1 then {{ union('acc.ever', 'r') }} else acc.ever end)) as replay
     from (
-      select *,
-        {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k', b) }} as s,
-        {% if b.partial -%}
-        case when k < {{ b.complete }} then {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k + 1', b) }} else {{ b.limit }}L end as e
-        {%- else -%}
-        {{ dbt_vulcan._vulcan_plan_boundary(b.first ~ ' + k + 1', b) }} as e
-        {%- endif %}
-      from vulcan_grouped
+      {#- one row: the relation's ranges, clipped to the expected span and sorted by when they
+          were recorded, and the summary -#}
+      select
+        count(*) as log_rows,
+        max_by(fingerprint, case when kind = 1 then ord end) as previous_fingerprint,
+        max_by(details, case when kind = 1 then ord end) as previous_details,
+        max(case when kind <> 1 and {{ flag('restate') }} and {{ flag('full') }} then ord end) as last_full,
+        max(case when {{ flag('reset') }} then ord end) as last_reset,
+        array_sort(collect_list(case when kind < 3 and s < {{ b.span_hi }}L and e > {{ b.span_lo }}L and s < e
+          then named_struct('ord', ord, 'kind', kind, 's', greatest(s, {{ b.span_lo }}L), 'e', least(e, {{ b.span_hi }}L)) end)) as log
+      from (
+        {#- one partition from the scan on: the plan is one stage -#}
+        select /*+ COALESCE(1) */
+          {{ us('interval_start') }} as s,
+          {{ us('interval_end') }} as e,
+          case row_type when 'processed' then 1 when 'removed' then 2 else 3 end as kind,
+          named_struct('at', {{ us('recorded_at') }}, 'seq', coalesce(seq, 0)) as ord,
+          fingerprint,
+          details
+        from {{ state_relation }}
+        where relation = {{ dbt_vulcan.vulcan_sql_string(relation_key) }}
+      )
     )
   )
-),
-{# lookback: an interval runs when it or one of the `lookback` intervals after it is missing;
-   an explicit range runs exactly its expected intervals -#}
-vulcan_due as (
-  select *,
-    k is not null and (rebuild or
-    {%- if b.explicit %}
-      (s >= {{ b.explicit_lo }}L and e <= {{ b.explicit_hi }}L)
-    {%- elif lookback == 0 %}
-      missing
-    {%- else %}
-      max(missing) over (order by k rows between current row and {{ lookback }} following)
-    {%- endif %}) as runs
-  from vulcan_intervals
-),
-{# a contiguous run of due intervals starts after the last interval that is not due -#}
-vulcan_runs as (
-  select *,
-    coalesce(max(case when not runs then k end) over (order by k rows between unbounded preceding and current row), -1L) + 1 as run_start
-  from vulcan_due
-),
-vulcan_batches as (
-  select
-    min(s) as batch_start, max(e) as batch_end, count(*) as intervals,
-    max(touched) and not max(rebuild) as dirty, max(rebuild) as rebuild,
-    max(case when k is null then log_rows end) as log_rows,
-    max(case when k is null then previous_fingerprint end) as previous_fingerprint,
-    max(case when k is null then previous_details end) as previous_details
-  from vulcan_runs
-  where runs or k is null
-  group by k is null, run_start{{ '' if batch_size is none else ', (k - run_start) div ' ~ batch_size }}
 )
-select
-  case when log_rows is null then batch_start end as batch_start,
-  case when log_rows is null then batch_end end as batch_end,
-  case when log_rows is null then intervals end as intervals,
-  case when log_rows is null then dirty end as dirty,
-  case when log_rows is null then rebuild end as rebuild,
-  log_rows, previous_fingerprint, previous_details
-from vulcan_batches
-order by log_rows is not null, batch_start
   {%- endset -%}
   {{ return(sql) }}
 {% endmacro %}
 
-{#- SQL: how far the processed rows of an interval (`processed`: clipped to it, sorted by start)
-    reach from point `point` without a gap; with `after`, only rows recorded after that order -#}
-{% macro _vulcan_plan_reach(point, after=none) %}
-  {%- set recorded = '' if after is none else 'x.ord > ' ~ after ~ ' and ' -%}
-  {{ return('aggregate(processed, ' ~ point ~ ', (reach, x) -> case when ' ~ recorded ~ 'x.s <= reach and x.e > reach then x.e else reach end)') }}
+{#- SQL: sorted, disjoint, merged ranges `ranges` with range `r` added (merged with the ranges
+    it overlaps or touches) -#}
+{% macro _vulcan_plan_union(ranges, r) %}
+  {%- set meets = 'x.e >= ' ~ r ~ '.s and x.s <= ' ~ r ~ '.e' -%}
+  {{ return('array_sort(concat(filter(' ~ ranges ~ ', x -> not (' ~ meets ~ ')), array(named_struct('
+    ~ "'s', aggregate(" ~ ranges ~ ', ' ~ r ~ '.s, (m, x) -> case when ' ~ meets ~ ' then least(m, x.s) else m end), '
+    ~ "'e', aggregate(" ~ ranges ~ ', ' ~ r ~ '.e, (m, x) -> case when ' ~ meets ~ ' then greatest(m, x.e) else m end)))))') }}
+{% endmacro %}
+
+{#- SQL: sorted, disjoint ranges `ranges` with range `r` taken out -#}
+{% macro _vulcan_plan_minus(ranges, r) %}
+  {{ return('filter(flatten(transform(' ~ ranges ~ ', x -> array('
+    ~ "named_struct('s', x.s, 'e', least(x.e, " ~ r ~ ".s)), named_struct('s', greatest(x.s, " ~ r ~ ".e), 'e', x.e)))), x -> x.s < x.e)") }}
+{% endmacro %}
+
+{#- SQL: the runs of interval indexes `due` cut into chunks of at most `batch_size` -#}
+{% macro _vulcan_plan_chunks(due, batch_size) %}
+  {%- if batch_size is none -%}{{ return(due) }}{%- endif -%}
+  {{ return('flatten(transform(' ~ due ~ ', d -> transform(sequence(0L, (d.j - d.i) div ' ~ batch_size ~ '), n -> named_struct('
+    ~ "'i', d.i + n * " ~ batch_size ~ ", 'j', least(d.j, d.i + n * " ~ batch_size ~ ' + ' ~ (batch_size - 1) ~ ')))))') }}
 {% endmacro %}
 
 {#- The scalar bounds of the plan, in epoch microseconds, from `p` (Python integer arithmetic;
@@ -285,30 +261,42 @@ order by log_rows is not null, batch_start
   {{ return(modules.datetime.datetime((k * b.months) // 12, (k * b.months) % 12 + 1, 1)) }}
 {% endmacro %}
 
-{#- SQL: epoch microseconds where unit interval `k` (an SQL expression) starts -#}
-{% macro _vulcan_plan_boundary(k, b) %}
+{#- SQL: the index, relative to the first expected interval, of the interval holding epoch
+    microseconds `x` (an SQL expression of sums and differences, not parenthesized: the cold
+    parse of a fresh Spark process pays for every nesting level) -#}
+{% macro _vulcan_plan_k(x, b) %}
   {%- if b.delta is defined -%}
-    {{ return('(' ~ b.origin ~ 'L + (' ~ k ~ ') * ' ~ b.delta ~ 'L)') }}
+    {%- set t = x if b.origin == 0 else x ~ ' - ' ~ b.origin ~ 'L' -%}
+    {{ return('((' ~ t ~ ' - pmod(' ~ t ~ ', ' ~ b.delta ~ 'L)) div ' ~ b.delta ~ 'L - ' ~ b.first ~ 'L)') }}
   {%- endif -%}
-  {%- set month = '((' ~ k ~ ') * ' ~ b.months ~ 'L)' -%}
-  {{ return('(cast(unix_date(make_date(cast(' ~ month ~ ' div 12 as int), cast(pmod(' ~ month ~ ', 12L) + 1 as int), 1)) as bigint) * 86400000000L)') }}
+  {%- set d = 'date_from_unix_date(cast((' ~ x ~ ' - pmod(' ~ x ~ ', 86400000000L)) div 86400000000L as int))' -%}
+  {{ return('((year(' ~ d ~ ') * 12 + month(' ~ d ~ ') - 1) div ' ~ b.months ~ ' - ' ~ b.first ~ 'L)') }}
 {% endmacro %}
 
-{#- SQL: the index of the unit interval holding epoch microseconds `x` (an SQL expression) -#}
-{% macro _vulcan_plan_index_sql(x, b) %}
+{#- SQL: epoch microseconds where relative interval `j` (an SQL expression) starts -#}
+{% macro _vulcan_plan_start_sql(j, b) %}
+  {%- set k = '(' ~ b.first ~ ' + ' ~ j ~ ')' -%}
   {%- if b.delta is defined -%}
-    {%- set offset = '(' ~ x ~ ' - ' ~ b.origin ~ 'L)' -%}
-    {{ return('((' ~ offset ~ ' - pmod(' ~ offset ~ ', ' ~ b.delta ~ 'L)) div ' ~ b.delta ~ 'L)') }}
+    {{ return(k ~ ' * ' ~ b.delta ~ 'L' ~ (' + ' ~ b.origin ~ 'L' if b.origin else '')) }}
   {%- endif -%}
-  {%- set d = 'date_from_unix_date(cast(((' ~ x ~ ') - pmod(' ~ x ~ ', 86400000000L)) div 86400000000L as int))' -%}
-  {{ return('((year(' ~ d ~ ') * 12L + month(' ~ d ~ ') - 1) div ' ~ b.months ~ ')') }}
+  {%- set m = k ~ ' * ' ~ b.months -%}
+  {{ return('unix_date(make_date(cast(' ~ m ~ ' div 12 as int), cast(pmod(' ~ m ~ ', 12) + 1 as int), 1)) * 86400000000L') }}
 {% endmacro %}
 
-{#- SQL: epoch microseconds of a 'YYYY-MM-DD HH:MM:SS[.ffffff]' string column, read field by
-    field (timestamp functions would apply the session time zone) -#}
+{#- SQL: epoch microseconds where relative interval `j` (an SQL expression) ends: where the
+    next one starts, or the limit for a partial last interval -#}
+{% macro _vulcan_plan_end_sql(j, b) %}
+  {%- set boundary = dbt_vulcan._vulcan_plan_start_sql(j ~ ' + 1', b) -%}
+  {%- if b.partial -%}
+    {{ return('case when ' ~ j ~ ' < ' ~ b.complete ~ ' then ' ~ boundary ~ ' else ' ~ b.limit ~ 'L end') }}
+  {%- endif -%}
+  {{ return(boundary) }}
+{% endmacro %}
+
+{#- SQL: epoch microseconds of a 'YYYY-MM-DD HH:MM:SS[.ffffff]' string column (how the log
+    writes times), read as UTC whatever the session time zone; null when it is not such a time -#}
 {% macro _vulcan_plan_us(column) %}
-  {%- set t = 'try_cast(' ~ column ~ ' as timestamp_ntz)' -%}
-  {{ return('(cast(unix_date(cast(' ~ t ~ ' as date)) as bigint) * 86400000000L + hour(' ~ t ~ ') * 3600000000L + minute(' ~ t ~ ') * 60000000L + cast(date_part(\'SECOND\', ' ~ t ~ ') * 1000000 as bigint))') }}
+  {{ return("unix_micros(try_cast(concat(" ~ column ~ ", 'Z') as timestamp))") }}
 {% endmacro %}
 
 {#- SQL: the row's JSON `details` holds a truthy `name` (as Python's bool(details.get(name))) -#}
