@@ -65,7 +65,8 @@ def statement_label(sql: str) -> str:
     """A statement's first words without dbt's comment, schema names shortened."""
     text = re.sub(r"/\*.*?\*/", " ", sql, flags=re.S)
     text = " ".join(text.split())
-    if text.lower().startswith("with vulcan_log"):
+    # the plan query: its form since issue 19 (range arithmetic), or before it (`--before`)
+    if text.lower().startswith(("select inline(concat(", "with vulcan_log")):
         return "the plan: one query over the interval log (missing intervals, batches)"
     return text[:90] + ("…" if len(text) > 90 else "")
 
