@@ -1,6 +1,8 @@
 # The two entry points of README.md. Each does the whole set-up it needs on a fresh machine.
 PY := .venv/bin/python
 PYTEST := $(PY) -m pytest
+# how many of the slowest tests each functional lane lists (`make test DURATIONS=0`: all)
+DURATIONS ?= 10
 
 .PHONY: setup example test lint unit functional functional-parquet functional-delta \
 	functional-iceberg functional-package integration integration-parquet integration-package integration-delta thrift test-lane-1 \
@@ -26,10 +28,10 @@ unit: setup
 functional: functional-parquet functional-delta functional-iceberg
 
 functional-parquet: setup
-	$(PYTEST) tests/functional -q --durations=10 --profile parquet
+	$(PYTEST) tests/functional -q --durations=$(DURATIONS) --profile parquet
 
 functional-delta: setup
-	$(PYTEST) tests/functional -q --durations=10 --profile delta --ignore tests/functional/reliability
+	$(PYTEST) tests/functional -q --durations=$(DURATIONS) --profile delta --ignore tests/functional/reliability
 
 # Package mode: stock `type: spark` with only the dbt package installed (no Python of ours in
 # the run). Every kind, the planner, plan == run, the operations, the state log, the audits and
@@ -42,10 +44,10 @@ PACKAGE_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/
 	tests/functional/test_contracts.py
 
 functional-package: setup
-	$(PYTEST) $(PACKAGE_TESTS) -q --durations=10 --profile parquet --mode package
+	$(PYTEST) $(PACKAGE_TESTS) -q --durations=$(DURATIONS) --profile parquet --mode package
 
 functional-iceberg: setup
-	$(PYTEST) tests/functional -q --durations=10 --profile iceberg --ignore tests/functional/adapter \
+	$(PYTEST) tests/functional -q --durations=$(DURATIONS) --profile iceberg --ignore tests/functional/adapter \
 		--ignore tests/functional/reliability
 
 # method: thrift against a real Spark cluster: scripts/spark_server.sh starts a standalone
@@ -77,8 +79,8 @@ THRIFT_PACKAGE_TESTS := \
 	tests/functional/test_state_log.py::TestStateLog::test_new_invocation_reads_back_what_was_recorded
 
 thrift: setup
-	bash scripts/spark_server.sh run -- sh -c '$(PYTEST) $(THRIFT_TESTS) -q --durations=10 --profile thrift \
-		&& $(PYTEST) $(THRIFT_PACKAGE_TESTS) -q --durations=5 --profile thrift --mode package'
+	bash scripts/spark_server.sh run -- sh -c '$(PYTEST) $(THRIFT_TESTS) -q --durations=$(DURATIONS) --profile thrift \
+		&& $(PYTEST) $(THRIFT_PACKAGE_TESTS) -q --durations=$(DURATIONS) --profile thrift --mode package'
 
 # The example project from a clean warehouse: every seed, model and equality test; on parquet
 # built twice in a row (the second build runs every model incrementally), once on Delta.
