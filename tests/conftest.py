@@ -5,6 +5,7 @@ tables; markers naming `delta` apply to it too)."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -119,7 +120,13 @@ def dbt_profile_target(request: pytest.FixtureRequest, table_format: str) -> dic
         "host": "localhost",
         "threads": 1,
         **({} if package_mode else {"state_file_format": table_format}),
-        "server_side_parameters": server_side_parameters(table_format, _WORKDIR),
+        "server_side_parameters": server_side_parameters(
+            table_format,
+            _WORKDIR,
+            # the Makefile's test JVM options; the metastore lives and dies with this process:
+            # Derby need not sync every commit to disk
+            f"{os.environ.get('VULCAN_JAVA_OPTIONS', '')} -Dderby.system.durability=test",
+        ),
     }
 
 

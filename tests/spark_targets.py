@@ -32,8 +32,9 @@ def jars(fmt: str) -> list[str]:
     return found
 
 
-def server_side_parameters(fmt: str, workdir: Path) -> dict[str, str]:
-    """Session settings for a local SparkSession whose metastore and warehouse live in workdir."""
+def server_side_parameters(fmt: str, workdir: Path, java_options: str = "") -> dict[str, str]:
+    """Session settings for a local SparkSession whose metastore and warehouse live in workdir;
+    java_options are added to the driver JVM's."""
     params = {
         "spark.master": "local[2]",
         "spark.driver.memory": "4g",
@@ -43,8 +44,8 @@ def server_side_parameters(fmt: str, workdir: Path) -> dict[str, str]:
         ),
         "spark.driver.extraJavaOptions": (
             f"-Dderby.system.home={workdir} "
-            f"-Dlog4j2.configurationFile={ROOT / 'tests' / 'log4j2.properties'}"
-        ),
+            f"-Dlog4j2.configurationFile={ROOT / 'tests' / 'log4j2.properties'} {java_options}"
+        ).strip(),
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.shuffle.partitions": "4",

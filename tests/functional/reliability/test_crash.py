@@ -41,7 +41,7 @@ SEED = 20250101
 TRIALS = 10
 # the embedded trials start a Spark JVM each: fewer, to keep the suite bounded (the 10 trials
 # against the Thrift server run in CI too); VULCAN_CRASH_TRIALS overrides
-EMBEDDED_TRIALS = int(os.environ.get("VULCAN_CRASH_TRIALS", "5"))
+EMBEDDED_TRIALS = int(os.environ.get("VULCAN_CRASH_TRIALS", "3"))
 DAYS = 8  # 4 batches of 2 days
 BATCH = 2
 EXEC = {"vulcan_execution_time": day(DAYS).isoformat()}
