@@ -4,15 +4,6 @@ PYTEST := $(PY) -m pytest
 # how many of the slowest tests each functional lane lists (`make test DURATIONS=0`: all)
 DURATIONS ?= 10
 
-# The test JVMs' options (the pytest sessions, the Thrift server's JVMs, the example project's
-# builds in CI; not `make example` or the benchmarks, which run Spark as users do): many short
-# queries on tiny data, where the quick JIT tier and the serial collector spend far less CPU
-# than C2 and G1 (a functional class alone: 97 s using 1.5 cores, 80 s using 1.1), and two CI
-# lanes share 2 cores.
-TEST_JAVA_OPTIONS := -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
-functional-parquet functional-delta functional-iceberg functional-package thrift \
-	integration-parquet integration-delta integration-package: export VULCAN_JAVA_OPTIONS = $(TEST_JAVA_OPTIONS)
-
 .PHONY: setup example test lint unit functional functional-parquet functional-delta \
 	functional-iceberg functional-package integration integration-parquet integration-package integration-delta thrift test-lane-1 \
 	test-lane-2 bench bench-quick bench-thrift bench-thrift-quick bench-warm bench-warm-quick
@@ -45,9 +36,11 @@ functional-delta: setup
 # Package mode: stock `type: spark` with only the dbt package installed (no Python of ours in
 # the run). Every kind, the planner, plan == run, the operations, the state log, the audits and
 # the bad-input catalogue; tests that need the adapter (safety analysis, Python models) skip
-# themselves (adapter_only).
+# themselves (adapter_only). The SQLMesh oracles run in adapter mode only: the kinds' SQL they
+# check is the same Jinja in both modes (the adapter replaces only the state append, the stage
+# listing and the checks of its own Python), and the kinds' own tests run here.
 PACKAGE_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
-	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py $(KINDS)/test_sqlmesh_oracle.py tests/functional/test_plan_equals_run.py \
+	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py tests/functional/test_plan_equals_run.py \
 	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py
@@ -73,7 +66,7 @@ THRIFT_TESTS := \
 	$(KINDS)/test_partition.py::TestPartition::test_replaces_present_keys_keeps_absent_inserts_new \
 	$(KINDS)/test_unmanaged.py::TestUnmanaged::test_appends_on_every_run_without_dedupe \
 	$(KINDS)/test_scd2.py::TestMenuByColumn \
-	tests/functional/test_operations.py \
+	tests/functional/test_operations.py::TestOperations \
 	tests/functional/test_state_log.py::TestStateLog::test_new_invocation_reads_back_what_was_recorded \
 	tests/functional/test_connection.py tests/functional/reliability
 

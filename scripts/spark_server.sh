@@ -89,11 +89,11 @@ spark.master                          spark://127.0.0.1:$master_port
 spark.driver.host                     127.0.0.1
 spark.driver.bindAddress              127.0.0.1
 spark.driver.memory                   ${VULCAN_THRIFT_DRIVER_MEMORY:-1g}
-spark.driver.extraJavaOptions         -Dderby.system.home=$dir -Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp ${VULCAN_JAVA_OPTIONS:-}
+spark.driver.extraJavaOptions         -Dderby.system.home=$dir -Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp
 spark.executor.memory                 ${VULCAN_THRIFT_EXECUTOR_MEMORY:-1g}
 spark.executor.cores                  $cores
 spark.cores.max                       $cores
-spark.executor.extraJavaOptions       -Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp ${VULCAN_JAVA_OPTIONS:-}
+spark.executor.extraJavaOptions       -Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp
 spark.local.dir                       $dir/tmp
 spark.ui.enabled                      false
 spark.ui.showConsoleProgress          false

@@ -5,7 +5,6 @@ tables; markers naming `delta` apply to it too)."""
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from dbt.tests.util import write_file
 
 from tests.spark_targets import (
     FORMATS,
+    TEST_SESSION_SETTINGS,
     file_format,
     server_side_parameters,
     thrift_run_sql_for_tests,
@@ -93,7 +93,7 @@ def dbt_profile_target(request: pytest.FixtureRequest, table_format: str) -> dic
         adapter = SparkAdapter if package_mode else VulcanAdapter
         patch.setattr(adapter, "run_sql_for_tests", thrift_run_sql_for_tests)
         request.addfinalizer(patch.undo)
-        target = thrift_target()
+        target = thrift_target(server_side_parameters=dict(TEST_SESSION_SETTINGS))
         if package_mode:
             # stock dbt-spark: no profile field for the state table's format (a var sets it)
             del target["state_file_format"]
@@ -120,13 +120,11 @@ def dbt_profile_target(request: pytest.FixtureRequest, table_format: str) -> dic
         "host": "localhost",
         "threads": 1,
         **({} if package_mode else {"state_file_format": table_format}),
-        "server_side_parameters": server_side_parameters(
-            table_format,
-            _WORKDIR,
-            # the Makefile's test JVM options; the metastore lives and dies with this process:
-            # Derby need not sync every commit to disk
-            f"{os.environ.get('VULCAN_JAVA_OPTIONS', '')} -Dderby.system.durability=test",
-        ),
+        "server_side_parameters": {
+            # the metastore lives and dies with this process: Derby need not sync every commit
+            **server_side_parameters(table_format, _WORKDIR, "-Dderby.system.durability=test"),
+            **TEST_SESSION_SETTINGS,
+        },
     }
 
 
