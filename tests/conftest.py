@@ -15,7 +15,6 @@ from dbt.tests.util import write_file
 
 from tests.spark_targets import (
     FORMATS,
-    TEST_SESSION_SETTINGS,
     file_format,
     server_side_parameters,
     thrift_run_sql_for_tests,
@@ -93,7 +92,7 @@ def dbt_profile_target(request: pytest.FixtureRequest, table_format: str) -> dic
         adapter = SparkAdapter if package_mode else VulcanAdapter
         patch.setattr(adapter, "run_sql_for_tests", thrift_run_sql_for_tests)
         request.addfinalizer(patch.undo)
-        target = thrift_target(server_side_parameters=dict(TEST_SESSION_SETTINGS))
+        target = thrift_target()
         if package_mode:
             # stock dbt-spark: no profile field for the state table's format (a var sets it)
             del target["state_file_format"]
@@ -120,11 +119,10 @@ def dbt_profile_target(request: pytest.FixtureRequest, table_format: str) -> dic
         "host": "localhost",
         "threads": 1,
         **({} if package_mode else {"state_file_format": table_format}),
-        "server_side_parameters": {
-            # the metastore lives and dies with this process: Derby need not sync every commit
-            **server_side_parameters(table_format, _WORKDIR, "-Dderby.system.durability=test"),
-            **TEST_SESSION_SETTINGS,
-        },
+        # the metastore lives and dies with this process: Derby need not sync every commit
+        "server_side_parameters": server_side_parameters(
+            table_format, _WORKDIR, "-Dderby.system.durability=test"
+        ),
     }
 
 

@@ -32,16 +32,6 @@ def jars(fmt: str) -> list[str]:
     return found
 
 
-# Test sessions only (the benchmarks run Spark as users do): the tests issue thousands of small
-# queries, and Spark compiles generated code for each new one; evaluated interpreted, the same
-# queries give the same results for far less CPU (two Delta classes alone: 229 s to 171 s,
-# 23 % fewer CPU seconds), which is what two CI lanes on 2 cores share.
-TEST_SESSION_SETTINGS = {
-    "spark.sql.codegen.wholeStage": "false",
-    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-}
-
-
 def server_side_parameters(fmt: str, workdir: Path, java_options: str = "") -> dict[str, str]:
     """Session settings for a local SparkSession whose metastore and warehouse live in workdir;
     java_options are added to the driver JVM's."""

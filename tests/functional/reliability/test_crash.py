@@ -35,7 +35,7 @@ from tests.functional.reliability.helpers import (
     ts,
 )
 from tests.functional.util import rows, run, state_rows, table_rows
-from tests.spark_targets import TEST_SESSION_SETTINGS, server_side_parameters
+from tests.spark_targets import server_side_parameters
 
 SEED = 20250101
 TRIALS = 10
@@ -255,7 +255,7 @@ class TestKilledBackfill:
 
 def embedded_profile(project: Any, fmt: str, workdir: Path) -> Path:
     """A profiles dir whose session Spark keeps its warehouse and metastore in `workdir`."""
-    params = server_side_parameters(fmt, workdir) | TEST_SESSION_SETTINGS
+    params = server_side_parameters(fmt, workdir)
     params["spark.driver.memory"] = "1g"
     # a short-lived JVM: the quick JIT tier and a serial GC start it faster
     params["spark.driver.extraJavaOptions"] += " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
