@@ -15,13 +15,13 @@ target=${1:-parquet}
 builds=${2:-1}
 mode=${3:-adapter}
 case "$mode" in
-  adapter) export VULCAN_ADAPTER=vulcan; exclude=() ;;
+  adapter) export VULCAN_ADAPTER=vulcan; select=() ;;
   package)
     # left out: the Python model (only the adapter runs it), and warehouse_performance
     # (a plain view), whose expected seed has an empty cell: dbt-spark's session method loads
     # it as the string 'None' (the vulcan adapter loads NULL), so its equality test cannot hold
     export VULCAN_ADAPTER=spark
-    exclude=(product_daily_sales warehouse_performance) ;;
+    select=(--exclude product_daily_sales warehouse_performance) ;;
   *) echo "usage: $0 [parquet|delta|iceberg] [builds] [adapter|package]" >&2; exit 2 ;;
 esac
 case "$target" in
@@ -65,10 +65,6 @@ cd "$here"
 "$dbt" deps --project-dir "$here" --profiles-dir "$here" --target "$target" --log-path "logs/$target-$mode" >/dev/null
 for build in $(seq "$builds"); do
   echo "run.sh: dbt build $build of $builds ($target, $mode)"
-  # the seeds are loaded once: a later build finds them as the first one left them
-  select=(--exclude "${exclude[@]}")
-  if [ "$build" -gt 1 ]; then select+=(resource_type:seed); fi
-  if [ ${#select[@]} -eq 1 ]; then select=(); fi
   "$dbt" build --project-dir "$here" --profiles-dir "$here" --target "$target" \
     --target-path "target/$target-$mode" --log-path "logs/$target-$mode" "${select[@]}" \
     --vars "{vulcan_execution_time: '2025-04-30 06:00:00', vulcan_state_file_format: $target}"
