@@ -255,10 +255,9 @@ class TestKilledBackfill:
 
 def embedded_profile(project: Any, fmt: str, workdir: Path) -> Path:
     """A profiles dir whose session Spark keeps its warehouse and metastore in `workdir`."""
-    params = server_side_parameters(fmt, workdir)
-    params["spark.driver.memory"] = "1g"
     # a short-lived JVM: the quick JIT tier and a serial GC start it faster
-    params["spark.driver.extraJavaOptions"] += " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+    params = server_side_parameters(fmt, workdir, "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+    params["spark.driver.memory"] = "1g"
     target = {
         "type": "vulcan",
         "method": "session",
