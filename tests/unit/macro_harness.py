@@ -87,6 +87,12 @@ class _Config:
         return self.values.get(key, default)
 
 
+@dataclass
+class _TableColumn:
+    name: str
+    dtype: str
+
+
 class FakeAdapter:
     """adapter.dispatch with the adapter-prefix fallback, plus the real @available methods
     that need no connection."""
@@ -111,6 +117,11 @@ class FakeAdapter:
     def type(self) -> str:
         return self._harness.adapter_type
 
+    def get_columns_in_relation(self, relation: Any) -> list[Any]:
+        """The table's columns (`Harness.table_columns`), recorded as a DESCRIBE."""
+        self._harness.statements.append(f"describe {relation}")
+        return [_TableColumn(name, "string") for name in self._harness.table_columns]
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("vulcan_") and self._harness.adapter_type != "vulcan":
             # package mode: stock dbt-spark / dbt-databricks have none of the adapter's methods
@@ -125,6 +136,7 @@ class Harness:
     statements: list[str] = field(default_factory=list)
     context: dict[str, Any] = field(default_factory=dict)
     adapter_type: str = "vulcan"
+    table_columns: list[str] = field(default_factory=lambda: ["d", "n"])
 
     def __post_init__(self) -> None:
         env = get_environment(None, capture_macros=True)

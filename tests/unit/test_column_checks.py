@@ -107,6 +107,86 @@ def test_unique_key_target_is_unknown_on_an_existing_table_keeping_its_own_colum
         column_checks.check(cfg, columns, new_table=True, upsert=spec)
 
 
+# the table was built before the query added `region`
+TABLE = [("id", "bigint"), ("name", "string"), ("updated_at", "timestamp")]
+QUERY = [("id", "bigint"), ("name", "string"), ("region", "string"), ("updated_at", "timestamp")]
+
+
+def unique_key(**config: Any) -> Any:
+    return validate("m", UK, {"unique_key": "id", **config})
+
+
+def test_unique_key_target_is_the_existing_table_as_the_schema_change_leaves_it() -> None:
+    cfg = unique_key(on_additive_change="ignore", merge_filter="target.region = 'eu'")
+    spec = UpsertSpec.build(cfg)
+    with pytest.raises(VulcanConfigError) as exc:
+        column_checks.check(cfg, QUERY, new_table=False, upsert=spec, table=TABLE)
+    assert str(exc.value) == (
+        "Invalid config for model 'm' (incremental_by_unique_key), 1 problem(s):\n"
+        "  - merge_filter: \"target.region = 'eu'\" names target.region, which is not a "
+        "column of the table (target); its columns are: id, name, updated_at"
+    )
+    # a new table has the query's columns
+    column_checks.check(cfg, QUERY, new_table=True, upsert=spec, table=TABLE)
+    # on_additive_change 'allow' (the default): the run adds region before it merges
+    allowed = unique_key(merge_filter="target.region = 'eu'")
+    column_checks.check(allowed, QUERY, new_table=False, upsert=UpsertSpec.build(allowed))
+    # the table keeps updated_at (dropped from the query) and gains region
+    kept = unique_key(
+        on_destructive_change="ignore",
+        merge_filter="target.region = 'eu' and target.updated_at is not null",
+    )
+    query = QUERY[:3]
+    column_checks.check(kept, query, False, UpsertSpec.build(kept), table=TABLE)
+    # on_destructive_change 'allow': the run rewrites the table to the query's columns
+    dropped = unique_key(merge_filter=kept.merge_filter, on_destructive_change="allow")
+    with pytest.raises(VulcanConfigError, match=r"names target\.updated_at, which is not a"):
+        column_checks.check(dropped, query, False, UpsertSpec.build(dropped), table=TABLE)
+
+
+def test_when_matched_is_checked_against_the_existing_table() -> None:
+    cfg = unique_key(
+        on_additive_change="ignore",
+        when_matched=(
+            "WHEN MATCHED AND target.region <> source.region THEN DELETE "
+            "WHEN MATCHED THEN UPDATE SET region = source.region, name = upper(target.region)"
+        ),
+    )
+    with pytest.raises(VulcanConfigError) as exc:
+        column_checks.check(cfg, QUERY, False, UpsertSpec.build(cfg), table=TABLE)
+    listed = "which is not a column of the table (target); its columns are: id, name, updated_at"
+    assert str(exc.value).splitlines()[1:] == [
+        f"  - when_matched clause 1: 'target.region <> source.region' names target.region, "
+        f"{listed}",
+        "  - when_matched clause 2: UPDATE SET region = ...: 'region' is not a column of the "
+        "table (target); its columns are: id, name, updated_at",
+        f"  - when_matched clause 2: 'upper(target.region)' names target.region, {listed}",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("additive", "destructive", "table", "query", "after"),
+    [
+        ("ignore", "error", TABLE, QUERY, ["id", "name", "updated_at"]),
+        ("allow", "ignore", TABLE, QUERY, ["id", "name", "updated_at", "region"]),
+        ("allow", "ignore", QUERY, TABLE, ["id", "name", "region", "updated_at"]),
+        ("ignore", "allow", QUERY, TABLE, ["id", "name", "updated_at"]),  # rewritten
+        ("ignore", "warn", TABLE, [("id", "string"), ("region", "string")], ["id", "region"]),
+        ("error", "ignore", TABLE, QUERY, ["id", "name", "updated_at"]),  # refused: unchanged
+        ("ignore", "ignore", TABLE, [("ID", "bigint")], ["id", "name", "updated_at"]),
+    ],
+)
+def test_table_after_change(
+    additive: str,
+    destructive: str,
+    table: list[tuple[str, str]],
+    query: list[tuple[str, str]],
+    after: list[str],
+) -> None:
+    cfg = unique_key(on_additive_change=additive, on_destructive_change=destructive)
+    assert column_checks.table_after_change(cfg, table, query) == after
+
+
 def test_partition_key_names_what_the_model_set() -> None:
     assert column_checks.partition_key({"partition_by": "a"}) == "partition_by"
     assert column_checks.partition_key({"partitioned_by": "a", "partition_by": "a"}) == (

@@ -48,13 +48,18 @@ def args(harness: Harness, dirty: bool = False, **cfg: Any) -> dict[str, Any]:
         "filter": FILTER,
         "time_type": "date",
         "dirty": dirty,
+        "per_run": {},
         "removed_rows": removed,
     }
 
 
 def test_delta_replaces_the_range_in_one_statement(h: Harness) -> None:
     h.call("vulcan_time_range_delta", args(h))
-    assert h.statements == [f"insert into s.t replace where {FILTER} {SQL}"]
+    # REPLACE WHERE matches columns by position: the rows in the table's order, by name
+    assert h.statements == [
+        "describe s.t",
+        f"insert into s.t replace where {FILTER} select `d`, `n` from ({SQL}) as vulcan_by_name",
+    ]
 
 
 def test_parquet_new_range_is_one_dynamic_overwrite(h: Harness) -> None:
@@ -97,12 +102,12 @@ def test_parquet_not_partitioned_by_time_is_a_staged_rewrite(h: Harness) -> None
 def test_iceberg_dirty_range_deletes_then_inserts(h: Harness) -> None:
     h.call("vulcan_time_range_iceberg", args(h, dirty=True, file_format="iceberg"))
     assert "'removed'" in h.statements[0]
-    assert h.statements[1:] == [f"delete from s.t where {FILTER}", f"insert into s.t {SQL}"]
+    assert h.statements[1:] == [f"delete from s.t where {FILTER}", f"insert into s.t by name {SQL}"]
 
 
 def test_iceberg_new_range_only_inserts(h: Harness) -> None:
     h.call("vulcan_time_range_iceberg", args(h, file_format="iceberg"))
-    assert h.statements == [f"insert into s.t {SQL}"]
+    assert h.statements == [f"insert into s.t by name {SQL}"]
 
 
 @pytest.mark.parametrize(

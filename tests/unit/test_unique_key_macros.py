@@ -447,6 +447,185 @@ def test_the_materialization_check_renders_the_first_interval() -> None:
     assert "merge_filter: \"target.nope >= '2025-01-01'\" names target.nope" in str(got.value)
 
 
+# ------------------------------------------- an existing table keeping columns of its own
+
+# the table was built before the query added `region`
+TABLE = [("id", "bigint"), ("name", "string"), ("updated_at", "timestamp")]
+QUERY = [("id", "bigint"), ("name", "string"), ("region", "string"), ("updated_at", "timestamp")]
+TABLE_LISTED = "its columns are: id, name, updated_at"
+
+
+def _column_dicts(columns: list[tuple[str, str]]) -> list[dict[str, str]]:
+    return [{"name": n, "dtype": t} for n, t in columns]
+
+
+@pytest.mark.parametrize(
+    ("cfg", "predicates", "named"),
+    [
+        ({"merge_filter": "source.id > 0 and region = 'eu'"}, [], False),
+        ({"merge_filter": "source.updated_at < current_date"}, [], False),
+        ({"unique_key": "nope"}, [], False),
+        ({"when_matched": "WHEN MATCHED AND source.id > 0 THEN DELETE"}, [], False),
+        ({"when_matched": "WHEN MATCHED THEN UPDATE SET *"}, [], False),
+        ({"merge_filter": "target.id > 0"}, [], True),
+        ({"merge_filter": "zzz > 0"}, [], True),
+        ({"merge_filter": "t.region = 'eu'"}, [], True),
+        ({}, ["DBT_INTERNAL_DEST.id > 0"], True),
+        ({"when_matched": "WHEN MATCHED AND target.id > 0 THEN DELETE"}, [], True),
+        ({"when_matched": "WHEN MATCHED THEN UPDATE SET name = source.name"}, [], True),
+        ({"when_matched": "WHEN MATCHED THEN UPDATE SET name = upper(target.name)"}, [], True),
+    ],
+)
+def test_whether_the_table_columns_matter(
+    cfg: dict[str, Any], predicates: list[str], named: bool
+) -> None:
+    expected = python_spec(config(**cfg), VALUES, predicates)
+    assert isinstance(expected, UpsertSpec)
+    spec = jinja_spec(config(**cfg), VALUES, predicates)
+    assert harness().call("_vulcan_uk_names_table", spec, COLUMNS) is named
+    assert expected.names_table(COLUMNS) is named
+
+
+@pytest.mark.parametrize("additive", ["allow", "warn", "error", "ignore"])
+@pytest.mark.parametrize("destructive", ["allow", "warn", "error", "ignore"])
+@pytest.mark.parametrize(
+    ("table", "query"),
+    [
+        (TABLE, QUERY),  # added
+        (QUERY, TABLE),  # dropped
+        (TABLE, [("ID", "bigint"), ("name", "string"), ("updated_at", "timestamp")]),  # same
+        (TABLE, [("id", "string"), ("name", "string"), ("Region", "string")]),  # all three
+    ],
+)
+def test_the_table_after_the_schema_change(
+    additive: str,
+    destructive: str,
+    table: list[tuple[str, str]],
+    query: list[tuple[str, str]],
+) -> None:
+    cfg = validate(
+        "m", KIND, config(on_additive_change=additive, on_destructive_change=destructive)
+    )
+    expected = column_checks.table_after_change(cfg, table, query)
+    got = harness().call(
+        "_vulcan_unique_key_table_after_change",
+        cfg.as_dict(),
+        _column_dicts(table),
+        _column_dicts(query),
+    )
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("cfg", "new_table", "reads", "problem"),
+    [
+        # the table lacks region and keeps lacking it: named, the table's columns listed
+        (
+            {"on_additive_change": "ignore", "merge_filter": "target.region = 'eu'"},
+            False,
+            1,
+            "merge_filter: \"target.region = 'eu'\" names target.region, which is not a "
+            f"column of the table (target); {TABLE_LISTED}",
+        ),
+        (
+            {
+                "on_additive_change": "ignore",
+                "when_matched": "WHEN MATCHED AND target.region <> source.region THEN "
+                "UPDATE SET name = source.name",
+            },
+            False,
+            1,
+            "when_matched clause 1: 'target.region <> source.region' names target.region",
+        ),
+        (
+            {
+                "on_additive_change": "ignore",
+                "when_matched": "WHEN MATCHED THEN UPDATE SET name = coalesce(target.region, '')",
+            },
+            False,
+            1,
+            "when_matched clause 1: \"coalesce(target.region, '')\" names target.region",
+        ),
+        (
+            {
+                "on_additive_change": "ignore",
+                "when_matched": "WHEN MATCHED THEN UPDATE SET region = source.region",
+            },
+            False,
+            1,
+            "when_matched clause 1: UPDATE SET region = ...: 'region' is not a column of the "
+            f"table (target); {TABLE_LISTED}",
+        ),
+        # nothing names the table: not read, and source columns are still checked
+        ({"on_additive_change": "ignore", "merge_filter": "source.region = 'eu'"}, False, 0, None),
+        (
+            {"on_additive_change": "ignore", "merge_filter": "source.nope = 'eu'"},
+            False,
+            0,
+            "merge_filter: \"source.nope = 'eu'\" names source.nope",
+        ),
+        # the schema change adds region first (on_additive_change: allow): not read
+        ({"merge_filter": "target.region = 'eu'"}, False, 0, None),
+        # the table keeps its columns and gains region
+        (
+            {
+                "on_destructive_change": "ignore",
+                "merge_filter": "target.region is null and target.updated_at is not null",
+            },
+            False,
+            1,
+            None,
+        ),
+        # a new table has the query's columns
+        ({"on_additive_change": "ignore", "merge_filter": "target.region = 'eu'"}, True, 0, None),
+    ],
+)
+def test_an_existing_table_keeping_its_columns(
+    cfg: dict[str, Any], new_table: bool, reads: int, problem: str | None
+) -> None:
+    """The materialization's check reads the table's columns only when it keeps columns of its
+    own and the key's SQL names them, and raises the message column_checks.check raises with
+    the table's columns."""
+    cfg = config(**cfg)
+    model_cfg = validate("m", KIND, cfg)
+    plan = {"first_interval": ["2025-01-01 00:00:00", "2025-01-02 00:00:00"]}
+    plan["execution_time"] = "2025-01-03 00:00:00"
+    tokens = harness().call("vulcan_time_tokens", *plan["first_interval"], plan["execution_time"])
+    spec = UpsertSpec.build(model_cfg, tokens)
+    expected: str | None = None
+    try:
+        column_checks.check(model_cfg, QUERY, new_table, spec, table=TABLE)
+    except VulcanConfigError as error:
+        expected = str(error)
+    h = harness()
+    read: list[Any] = []
+    adapter = h.context["adapter"]
+    adapter.get_columns_in_relation = lambda r: read.append(r) or _column_dicts(TABLE)
+    saved = h.context["model"]
+    h.context["model"] = {"name": "m", "config": cfg}
+    got: str | None = None
+    try:
+        h.call(
+            "_vulcan_unique_key_check_columns",
+            model_cfg.as_dict(),
+            plan,
+            _column_dicts(QUERY),
+            new_table,
+            relation(),
+        )
+    except CompilerError as error:
+        got = str(error)
+    finally:
+        h.context["model"] = saved
+        del adapter.get_columns_in_relation
+    assert len(read) == reads
+    assert got == expected
+    if problem is None:
+        assert got is None
+    else:
+        assert got is not None and problem in got and "Invalid config for model 'm'" in got
+
+
 # --------------------------------------------------------------------- known differences
 
 

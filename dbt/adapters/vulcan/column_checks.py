@@ -9,7 +9,9 @@ run that created or changed it did (the model's fingerprint covers its code and 
 
 Checked: the time column (present, and a time: an int/bigint column needs an explicit
 `time_data_type`), the partition columns of a new table, and for incremental_by_unique_key the
-columns its key, `merge_filter` and `when_matched` name. Every problem is reported at once.
+columns its key, `merge_filter` and `when_matched` name, against the query's columns (`source.`)
+and the columns the table has when the batches run (`target.`). Every problem is reported at
+once.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dbt.adapters.vulcan.timeutil import VulcanConfigError
 if TYPE_CHECKING:
     from dbt.adapters.vulcan.merge import UpsertSpec
 
-__all__ = ["check", "message", "partition_key", "time_column_type"]
+__all__ = ["check", "message", "partition_key", "table_after_change", "time_column_type"]
 
 # Spark column types that are times, and the time_data_type each is read as
 _TIME_TYPES = {"date": "date", "timestamp": "timestamp", "timestamp_ntz": "timestamp"}
@@ -110,19 +112,48 @@ def _partition_problems(cfg: ModelConfig, names: Sequence[str], key: str) -> lis
     return problems
 
 
+def table_after_change(
+    cfg: ModelConfig, table: Sequence[tuple[str, str]], query: Sequence[tuple[str, str]]
+) -> list[str]:
+    """The names of an existing table's (name, Spark type) columns once the run's schema change
+    against the query's columns is applied (planner.schema_change): the query's after a
+    rewrite, the table's plus the added ones after ADD COLUMNS, else (nothing changes, or the
+    change is refused) the table's."""
+    from dbt.adapters.vulcan.planner import schema_change  # planner imports this module
+
+    change = schema_change(cfg, list(table), list(query))
+    names = [name for name, _ in table]
+    if change.errors:
+        return names
+    if change.rewrite:
+        return [name for name, _ in query]
+    if change.add_columns:
+        lowered = {n.lower() for n in names}
+        for name, _ in query:
+            if name.lower() not in lowered:
+                names.append(name)
+                lowered.add(name.lower())
+    return names
+
+
 def check(
     cfg: ModelConfig,
     columns: Sequence[tuple[str, str]],
     new_table: bool,
     upsert: UpsertSpec | None = None,
     key: str = "partitioned_by",
+    table: Sequence[tuple[str, str]] | None = None,
 ) -> None:
     """Raise one VulcanConfigError naming every problem of the config against the query's
     (name, Spark type) columns. `new_table`: the run creates the table (its partition columns
     are checked; the table then has the query's columns). `upsert`: the unique key's spec,
-    checked against the query (source) and the table (target: the query's columns, unless
-    an existing table keeps columns of its own under on_*_change 'ignore': then not checked).
-    `key`: the config key the partition columns came from."""
+    checked against the query (source) and the columns the table has when the batches run
+    (target): a new table's, and an existing one's after the run's schema change, are the
+    query's, unless the existing table keeps columns of its own under on_*_change 'ignore':
+    then they are `table` (the existing table's (name, Spark type) columns) as the schema
+    change leaves them (table_after_change), not checked when `table` is None (the
+    materialization reads the table only when upsert.names_table). `key`: the config key the
+    partition columns came from."""
     names = [name for name, _ in columns]
     problems: list[str] = []
     if cfg.kind == TIME_RANGE and cfg.time_column:
@@ -130,8 +161,9 @@ def check(
     if new_table:
         problems += _partition_problems(cfg, names, key)
     if upsert is not None:
-        own_columns = "ignore" in (cfg.on_additive_change, cfg.on_destructive_change)
-        target = None if own_columns and not new_table else names
+        target: list[str] | None = names
+        if not new_table and "ignore" in (cfg.on_additive_change, cfg.on_destructive_change):
+            target = None if table is None else table_after_change(cfg, table, columns)
         problems += upsert.column_problems(names, target)
     if problems:
         raise VulcanConfigError(message(cfg, problems))

@@ -583,6 +583,13 @@ class UpsertSpec:
                 problems += sides.references(label, value)
         return problems
 
+    def names_table(self, source: Sequence[str]) -> bool:
+        """Whether the column problems depend on the table's columns: `merge_filter`,
+        `incremental_predicates` or `when_matched` name `target.<c>`, assign a column or name
+        a column (or qualifier) the query lacks. Checked against a table without columns,
+        exactly those references are problems that an unknown table lets pass."""
+        return len(self.column_problems(source, [])) > len(self.column_problems(source, None))
+
     # --- pieces ---
 
     def key_sql(self, alias: str | None = None) -> list[str]:

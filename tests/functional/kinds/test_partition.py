@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from dbt.tests.util import run_dbt_and_capture
+from dbt.tests.util import run_dbt_and_capture, write_file
 
 from tests.functional.util import model_message, rows, run, table_rows
 
@@ -174,24 +174,44 @@ class TestPartition:
         assert "sets full_refresh: true but has disable_restatement: true" in model_message(result)
         assert ids(project, "protected_forced") == [1, 2, 3, 4, 5, 6]
 
-    def test_existing_table_with_other_partitioning_is_refused(
+    def test_table_built_elsewhere_is_rebuilt_as_its_own(
         self, project: Any, table_format: str
     ) -> None:
         run("seed")
         schema = project.test_schema
         project.run_sql(f"drop table if exists {schema}.layout")
+        # another materialization's table (no state): other partitioning, every load's rows
         project.run_sql(
             f"create table {schema}.layout using {table_format} "
             f"partitioned by (category) as "
             f"select sale_id, warehouse_id, amount, category from {schema}.raw_sales"
         )
-        result = run("run", "-s", "layout", vars={"load_id": 2}, expect_pass=False)
-        message = model_message(result)
-        assert "partitioned by (category) but partitioned_by is (warehouse_id)" in message
-        assert "--full-refresh" in message
-        assert len(ids(project, "layout")) == 11  # nothing written
-        run("run", "-s", "layout", "--full-refresh", vars={"load_id": 2})
+        _, logs = run_dbt_and_capture(["run", "-s", "layout", "--vars", '{"load_id": 2}'])
+        assert "has no dbt-vulcan state" in logs and "rebuilding it" in logs
+        # what a clean build of load 2 gives, in the kind's own layout
         assert ids(project, "layout") == [7, 8, 9, 10, 11]
+        assert partition_columns(project, "layout") == ["warehouse_id"]
+        # later runs replace the partitions of their keys only (warehouse 4 keeps load 2's)
+        run("run", "-s", "layout", vars={"load_id": 1})
+        assert ids(project, "layout") == [1, 2, 3, 4, 5, 6, 9]
+
+    def test_changed_partitioning_is_refused(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "layout", "--full-refresh", vars={"load_id": 1})
+        write_file(model(partitioned_by="category"), project.project_root, "models", "layout.sql")
+        try:
+            result = run("run", "-s", "layout", vars={"load_id": 2}, expect_pass=False)
+            message = model_message(result)
+            assert "partitioned by (warehouse_id), but its config now asks for" in message
+            assert "partitioned by (category)" in message and "--full-refresh" in message
+            assert ids(project, "layout") == [1, 2, 3, 4, 5, 6]  # nothing written
+            run("run", "-s", "layout", "--full-refresh", vars={"load_id": 2})
+            assert ids(project, "layout") == [7, 8, 9, 10, 11]
+            assert partition_columns(project, "layout") == ["category"]
+        finally:
+            write_file(
+                model(partitioned_by="warehouse_id"), project.project_root, "models", "layout.sql"
+            )
 
 
 @pytest.mark.profile_only("parquet")
@@ -204,17 +224,19 @@ class TestPartitionParquetNeedsDynamicOverwrite:
     def models(self) -> dict[str, str]:
         return {"plain.sql": model(partitioned_by="warehouse_id")}
 
-    def test_table_without_dynamic_option_is_refused(self, project: Any) -> None:
+    def test_table_without_dynamic_option_is_rebuilt(self, project: Any) -> None:
         run("seed")
         schema = project.test_schema
-        # a table of the right shape that some other materialization created
+        # a table of the right shape that some other materialization created: its
+        # INSERT OVERWRITE would replace the whole table, so the kind rebuilds it first
         project.run_sql(
             f"create table {schema}.plain using parquet partitioned by (warehouse_id) as "
             f"select sale_id, category, amount, warehouse_id from {schema}.raw_sales"
         )
-        result = run("run", "-s", "plain", vars={"load_id": 2}, expect_pass=False)
-        assert "partitionOverwriteMode=dynamic" in model_message(result)
-        assert len(ids(project, "plain")) == 11
+        run("run", "-s", "plain", vars={"load_id": 2})
+        assert ids(project, "plain") == [7, 8, 9, 10, 11]
+        run("run", "-s", "plain", vars={"load_id": 1})
+        assert ids(project, "plain") == [1, 2, 3, 4, 5, 6, 9]
 
 
 class TestPartitionConfigErrors:

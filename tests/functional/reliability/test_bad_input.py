@@ -5,7 +5,9 @@ their rows, new ones are not created, and the state log gains no row. Values fro
 reach SQL: injection attempts are refused as malformed values, and a canary table survives.
 
 Runs on the embedded session (parquet): validation happens before any SQL, so the target
-does not matter and the session is the cheapest."""
+does not matter and the session is the cheapest. The check of merge_filter / when_matched
+against an existing table's own columns runs on every target (a real MERGE on Delta and
+Iceberg)."""
 
 from __future__ import annotations
 
@@ -337,9 +339,9 @@ def contents(project: Any, names: list[str]) -> dict[str, list[tuple[Any, ...]]]
 
 @pytest.mark.profile_only("parquet")
 class TestBadConfigCatalogue:
-    """In package mode (stock type: spark) the keys that need the adapter (the safety analysis)
-    are left out; their config errors are the validator's, whose Jinja equals the Python on
-    this catalogue (tests/unit/test_validate_macros.py)."""
+    """In package mode (stock type: spark) keys declared for the adapter only would be left
+    out; their config errors are the validator's, whose Jinja equals the Python on this
+    catalogue (tests/unit/test_validate_macros.py). Today every key runs in both modes."""
 
     @pytest.fixture(scope="class")
     def cases(self, request: pytest.FixtureRequest) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -403,6 +405,146 @@ class TestBadConfigCatalogue:
         assert tables(project) == set(existing)
         assert contents(project, existing) == before
         assert state_count(project) == state_before
+
+
+# The table's own columns: merge_filter and when_matched are checked against what the table
+# has when the MERGE runs. A model whose table keeps columns of its own (on_*_change 'ignore')
+# and names one the table lacks fails naming the key, before anything is written; where the
+# run's schema change adds the column first, the same names run.
+NARROW_SQL = "select id, name, updated_at from (" + ROWS_SQL + ") as r"
+NO_TIME_SQL = "select id, name, region from (" + ROWS_SQL + ") as r"
+TABLE_COLUMNS = "its columns are: id, name, updated_at"
+# name: (config of both runs, body of the first run, config changes and body of the second,
+# substrings of the error; None: the second run succeeds)
+TARGET_CASES: dict[str, tuple[dict[str, Any], str, dict[str, Any], str, list[str] | None]] = {
+    "uk_target_filter": (
+        {"on_additive_change": "ignore"},
+        NARROW_SQL,
+        {"merge_filter": "target.region = 'eu'"},
+        ROWS_SQL,
+        [
+            "merge_filter: \"target.region = 'eu'\" names target.region, which is not a column "
+            "of the table (target); " + TABLE_COLUMNS
+        ],
+    ),
+    "uk_target_condition": (
+        {"on_additive_change": "ignore"},
+        NARROW_SQL,
+        {
+            "when_matched": "WHEN MATCHED AND target.region <> source.region "
+            "THEN UPDATE SET name = source.name"
+        },
+        ROWS_SQL,
+        [
+            "when_matched clause 1: 'target.region <> source.region' names target.region, "
+            "which is not a column of the table (target); " + TABLE_COLUMNS
+        ],
+    ),
+    "uk_target_value": (
+        {"on_additive_change": "ignore"},
+        NARROW_SQL,
+        {"when_matched": "WHEN MATCHED THEN UPDATE SET name = concat(source.name, target.region)"},
+        ROWS_SQL,
+        [
+            "when_matched clause 1: 'concat(source.name, target.region)' names target.region, "
+            "which is not a column of the table (target); " + TABLE_COLUMNS
+        ],
+    ),
+    "uk_target_assignment": (
+        {"on_additive_change": "ignore"},
+        NARROW_SQL,
+        {"when_matched": "WHEN MATCHED THEN UPDATE SET region = source.region"},
+        ROWS_SQL,
+        [
+            "when_matched clause 1: UPDATE SET region = ...: 'region' is not a column of the "
+            "table (target); " + TABLE_COLUMNS
+        ],
+    ),
+    # the table keeps updated_at, which the query dropped; regoin is nobody's
+    "uk_target_typo": (
+        {"on_destructive_change": "ignore"},
+        ROWS_SQL,
+        {"merge_filter": "target.regoin = source.region and target.updated_at is not null"},
+        NO_TIME_SQL,
+        [
+            "merge_filter: 'target.regoin = source.region and target.updated_at is not null' "
+            "names target.regoin, which is not a column of the table (target); its columns "
+            "are: id, name, region, updated_at",
+            "!names target.updated_at",
+        ],
+    ),
+    # the run's schema change adds region (on_additive_change: allow) before the MERGE
+    "uk_target_added": ({}, NARROW_SQL, {"merge_filter": "target.region is null"}, ROWS_SQL, None),
+    # the table keeps updated_at and gains region
+    "uk_target_kept_and_added": (
+        {"on_destructive_change": "ignore"},
+        NARROW_SQL,
+        {"merge_filter": "target.region is null and target.updated_at is not null"},
+        NO_TIME_SQL,
+        None,
+    ),
+}
+
+
+def state_counts(project: Any) -> dict[str, int]:
+    schema = project.test_schema.lower()
+    found = rows(
+        project,
+        f"select relation, count(*) from {STATE} where relation like '{schema}.%' "
+        "group by relation",
+    )
+    return {str(r).split(".", 1)[1]: int(n) for r, n in found}
+
+
+class TestTargetColumnsOfAnExistingTable:
+    """Runs on every target: on Delta and Iceberg the batch is a real MERGE."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {
+            f"{name}.sql": model_sql(UK, config, body)
+            for name, (config, body, _, _, _) in TARGET_CASES.items()
+        }
+
+    def test_columns_the_table_lacks_fail_before_anything_is_written(self, project: Any) -> None:
+        run("run", vars=EXEC)
+        names = sorted(TARGET_CASES)
+        bad = sorted(n for n, case in TARGET_CASES.items() if case[4] is not None)
+        before = contents(project, names)
+        assert all(before.values())
+        state_before = state_counts(project)
+        for name, (config, _, changes, body, _) in TARGET_CASES.items():
+            write_file(
+                model_sql(UK, {**config, **changes}, body),
+                project.project_root,
+                "models",
+                f"{name}.sql",
+            )
+
+        result = run("run", "--threads", "4", vars=EXEC, expect_pass=False)
+        by_name = {r.node.name: r for r in result.results if r.node.name in TARGET_CASES}
+        assert set(by_name) == set(TARGET_CASES)
+        problems = []
+        for name, (_, _, _, _, needles) in TARGET_CASES.items():
+            res = by_name[name]
+            message = str(res.message)
+            if needles is None:
+                if res.status != "success":
+                    problems.append(f"{name}: {res.status}:\n{message}")
+                continue
+            missing = [n for n in [f"'{name}'", *needles] if not found(n, message)]
+            if res.status != "error" or missing or "UNRESOLVED_COLUMN" in message:
+                problems.append(f"{name}: {res.status}, lacks {missing}:\n{message}")
+        assert not problems, "\n\n".join(problems)
+
+        # the failing ones: rows and state as they were; the others merged
+        assert contents(project, bad) == {n: before[n] for n in bad}
+        state_after = state_counts(project)
+        assert {n: state_after[n] for n in bad} == {n: state_before[n] for n in bad}
+        for name in ("uk_target_added", "uk_target_kept_and_added"):
+            assert state_after[name] == state_before[name] + 1
+            got = rows(project, f"select id, region from {project.test_schema}.{name} order by id")
+            assert got == [(1, "eu"), (2, "us")], name
 
 
 @pytest.mark.profile_only("parquet")

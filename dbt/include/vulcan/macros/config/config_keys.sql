@@ -140,7 +140,7 @@
      'check': 'bool', 'value': true,
      'type': 'bool', 'default': 'true',
      'meaning': 'partition the table by `time_column` (plus `partition_by`)'},
-    {'name': 'safety_overrides', 'kinds': [TR], 'section': TR, 'modes': 'adapter',
+    {'name': 'safety_overrides', 'kinds': [TR], 'section': TR, 'modes': 'both',
      'check': 'columns', 'value': [], 'checked_on': 'all',
      'type': 'list', 'default': 'none',
      'meaning': 'patterns the [safety analysis](#safety-analysis) should allow'},

@@ -16,14 +16,14 @@
   {%- set begin = dbt_vulcan.vulcan_begin(kind) -%}
   {%- set cfg, target_relation, existing_relation = begin.cfg, begin.target_relation, begin.existing_relation -%}
   {%- set rebuild = begin.rebuild -%}
-  {%- if strategy_kind == 'partition' and not rebuild -%}
-    {% do dbt_vulcan._vulcan_check_partition_layout(target_relation, cfg) %}
-  {%- endif -%}
   {% do dbt_vulcan._vulcan_whole_table_only(kind) %}
 
   {{ run_hooks(pre_hooks) }}
-  {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild) -%}
+  {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild)) -%}
   {%- set rebuild = plan.rebuild -%}  {#- a pending vulcan_restate rebuilds too -#}
+  {%- if strategy_kind == 'partition' and not rebuild -%}
+    {% do dbt_vulcan._vulcan_check_partition_layout(target_relation, cfg) %}
+  {%- endif -%}
   {#- an enforced contract checked against the query (dbt's contract error), before anything
       is touched; the table is then created with the contract's columns (utils/contract.sql) -#}
   {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}

@@ -10,7 +10,7 @@
   {%- set rebuild = begin.rebuild -%}
 
   {{ run_hooks(pre_hooks) }}
-  {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild) -%}
+  {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild)) -%}
   {%- set rebuild = plan.rebuild -%}
   {%- set time_type = plan.time_type -%}
   {#- an enforced contract checked against the query (dbt's contract error), before anything
@@ -23,7 +23,7 @@
     {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, rebuild, dbt_vulcan.vulcan_partition_key(model)) -%}
     {%- set time_type = dbt_vulcan.vulcan_time_type(cfg, query_columns) -%}
   {%- endif -%}
-  {#- static safety analysis of the SQL (the `vulcan` adapter's): refusals raise here, before
+  {#- static safety analysis of the SQL (sqlglot in the adapter, tokens in the package): refusals raise here, before
       anything is touched (not under --empty: dbt then rewrites every ref to `... limit 0`,
       and nothing is written) -#}
   {%- if not flags.EMPTY -%}

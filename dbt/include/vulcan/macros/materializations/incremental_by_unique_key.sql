@@ -17,19 +17,20 @@
   {%- set rebuild = begin.rebuild -%}
 
   {{ run_hooks(pre_hooks) }}
-  {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild) -%}
+  {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild)) -%}
   {%- set rebuild = plan.rebuild -%}
   {#- an enforced contract checked against the query (dbt's contract error), before anything
       is touched; the table is then created with the contract's columns (utils/contract.sql) -#}
   {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}
   {%- set projection = none -%}
   {#- a new table or a changed definition: the key, merge_filter, when_matched and the partition
-      columns checked against the query's columns (one schema read, reused below) before
-      anything is touched; an unchanged model on its table was checked when it last changed -#}
+      columns checked against the query's columns (one schema read, reused below) and the
+      columns the table will have when the batches run, before anything is touched; an
+      unchanged model on its table was checked when it last changed -#}
   {%- set query_columns = none -%}
   {%- if rebuild or plan.fingerprint_changed -%}
     {%- set query_columns = dbt_vulcan.vulcan_query_columns(schema_sql) -%}
-    {%- do dbt_vulcan._vulcan_unique_key_check_columns(cfg, plan, query_columns, rebuild) -%}
+    {%- do dbt_vulcan._vulcan_unique_key_check_columns(cfg, plan, query_columns, rebuild, target_relation) -%}
   {%- endif -%}
 
   {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, existing_relation, rebuild, plan, cfg, schema_sql) -%}
@@ -38,9 +39,8 @@
   {%- endif -%}
   {%- set projection = dbt_vulcan.vulcan_contract_projection(target_relation, created, projection) -%}
 
-  {#- target_created: the first batch writes into an empty table (a plain INSERT);
-      per_run: values a strategy computes once per run (the parquet table's layout) -#}
-  {%- set extra = {'target_created': created, 'per_run': {}} -%}
+  {#- target_created: the first batch writes into an empty table (a plain INSERT) -#}
+  {%- set extra = {'target_created': created} -%}
   {% do dbt_vulcan.vulcan_run_batches(kind, 'unique_key', target_relation, plan, cfg, none, projection, 'upsert', extra) %}
 
   {{ run_hooks(post_hooks) }}
@@ -49,16 +49,45 @@
 {% endmaterialization %}
 
 {#- The key, merge_filter and when_matched (time tokens of the model's first interval) against
-    the query's columns (source) and the table's (target: the query's, unless an existing table
-    keeps columns of its own under on_*_change 'ignore': then not checked), with the partition
-    columns of a new table: one error naming every problem. -#}
-{% macro _vulcan_unique_key_check_columns(cfg, plan, query_columns, new_table) %}
+    the query's columns (source) and the columns the table has when the batches run (target),
+    with the partition columns of a new table: one error naming every problem. The target: a
+    new table's, and an existing one's after the run's schema change (utils/schema_change.sql,
+    applied after this check), are the query's columns, unless the existing table keeps
+    columns of its own (on_*_change 'ignore'); then its columns are read (`relation`; not
+    given: not checked), only when the key's SQL names the table's columns, and taken as the
+    schema change will leave them. column_checks.check is the test oracle. -#}
+{% macro _vulcan_unique_key_check_columns(cfg, plan, query_columns, new_table, relation=none) %}
   {%- set first = plan.first_interval -%}
   {%- set values = dbt_vulcan.vulcan_time_tokens(first[0], first[1], plan.execution_time) -%}
   {%- set spec = dbt_vulcan.vulcan_unique_key_spec(cfg, values, dbt_vulcan.vulcan_incremental_predicates(model)) -%}
   {%- set names = query_columns | map(attribute='name') | list -%}
-  {%- set own_columns = 'ignore' in (cfg.on_additive_change, cfg.on_destructive_change) -%}
-  {%- set target = none if own_columns and not new_table else names -%}
+  {%- set target = names -%}
+  {%- if not new_table and 'ignore' in (cfg.on_additive_change, cfg.on_destructive_change) -%}
+    {%- set target = none -%}
+    {%- if relation is not none and dbt_vulcan._vulcan_uk_names_table(spec, names) -%}
+      {%- set table_columns = adapter.get_columns_in_relation(relation) -%}
+      {%- set target = dbt_vulcan._vulcan_unique_key_table_after_change(cfg, table_columns, query_columns) -%}
+    {%- endif -%}
+  {%- endif -%}
   {%- set problems = dbt_vulcan.vulcan_unique_key_column_problems(spec, names, target) -%}
   {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, new_table, dbt_vulcan.vulcan_partition_key(model), problems) -%}
+{% endmacro %}
+
+{#- The names of an existing table's columns (`table_columns`: name, dtype) once the run's
+    schema change against the query's columns is applied: the query's after a rewrite, the
+    table's plus the added ones after ADD COLUMNS, else (nothing changes, or the change is
+    refused) the table's. column_checks.table_after_change is the test oracle. -#}
+{% macro _vulcan_unique_key_table_after_change(cfg, table_columns, query_columns) %}
+  {%- set change = dbt_vulcan.vulcan_schema_change_plan(cfg, table_columns, query_columns) -%}
+  {%- set names = table_columns | map(attribute='name') | list -%}
+  {%- if change.errors -%}{{ return(names) }}{%- endif -%}
+  {%- if change.rewrite -%}{{ return(query_columns | map(attribute='name') | list) }}{%- endif -%}
+  {%- if change.add_columns -%}
+    {%- set lowered = names | map('lower') | list -%}
+    {%- for c in query_columns if (c.name | lower) not in lowered -%}
+      {%- do names.append(c.name) -%}
+      {%- do lowered.append(c.name | lower) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return(names) }}
 {% endmacro %}

@@ -6,7 +6,8 @@
       fingerprint        a hash of what decides the model's rows (its code, the keys that shape
                          its output); previous_fingerprint: the latest processed row's
       fingerprint_changed, execution_time, time_type (time_data_type, else the one the log
-                         recorded), has_state, rebuild, all_time, first_interval
+                         recorded), layout (the table's, as the log recorded it: vulcan_layout),
+                         has_state, rebuild, all_time, first_interval
 
     A kind with `start` is planned by ONE query over the state log (plan_intervals.sql), which
     also reads the latest fingerprint; without `start` the run is one batch over all time up to
@@ -83,6 +84,7 @@
     'fingerprint_changed': previous is not none and previous != fingerprint,
     'execution_time': fmt(run.execution_time),
     'time_type': cfg.time_data_type or (recorded_type if recorded_type is string else none),
+    'layout': details.get('layout') if details is mapping else none,
     'has_state': (summary.get('log_rows') or 0) | int > 0,
     'rebuild': plan_rebuild,
     'all_time': dbt_vulcan.vulcan_all_time(),

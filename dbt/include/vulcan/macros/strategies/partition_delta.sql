@@ -4,7 +4,8 @@
     each value is cast back from its hex-encoded text to its own type, so no value is ever
     pasted as an unescaped literal, and a NULL key matches with IS NULL. Delta checks every
     inserted row against the predicate, so a query that returns other keys the second time
-    fails instead of writing. No rows: nothing is written. -#}
+    fails instead of writing. No rows: nothing is written. The statement matches columns by
+    position: the rows are selected in the table's order. -#}
 
 {% macro vulcan_partition_delta(args) %}
   {%- set predicate = dbt_vulcan._vulcan_partition_predicate(args.sql, args.cfg.partition_cols) -%}
@@ -14,7 +15,7 @@
   {%- endif -%}
   {% call statement('main') -%}
     insert into {{ args.relation }} replace where {{ predicate }}
-    {{ args.sql }}
+    {{ dbt_vulcan._vulcan_in_table_order(args) }}
   {%- endcall %}
 {% endmacro %}
 

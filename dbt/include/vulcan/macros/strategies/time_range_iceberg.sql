@@ -10,7 +10,7 @@
     {%- endcall %}
   {%- endif -%}
   {% call statement('main') -%}
-    insert into {{ args.relation }}
+    insert into {{ args.relation }} by name
     {{ args.sql }}
   {%- endcall %}
 {% endmacro %}

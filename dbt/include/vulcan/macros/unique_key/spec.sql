@@ -363,6 +363,17 @@
   {{ return(problems) }}
 {% endmacro %}
 
+{#- Whether the column problems depend on the table's columns (merge.py's
+    UpsertSpec.names_table): merge_filter, incremental_predicates or when_matched name
+    `target.<c>`, assign a column (UPDATE SET <c> = ...) or name a column (or qualifier) the
+    query lacks. Checked against a table without columns, exactly those references are
+    problems that an unknown table lets pass. A run reads the table's columns only then. -#}
+{% macro _vulcan_uk_names_table(spec, source) %}
+  {%- set unknown = dbt_vulcan.vulcan_unique_key_column_problems(spec, source, none) -%}
+  {%- set empty = dbt_vulcan.vulcan_unique_key_column_problems(spec, source, []) -%}
+  {{ return(empty | length > unknown | length) }}
+{% endmacro %}
+
 {#- merge.py's _Sides.references: `source.<c>` must be a column of the query, `target.<c>` one
     of the table, a bare `<c>` one of either (a struct's field `<c>.<f>` too). -#}
 {% macro _vulcan_uk_references(sides, label, text) %}

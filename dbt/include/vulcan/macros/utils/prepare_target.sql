@@ -73,3 +73,47 @@
 {% macro vulcan__vulcan_check_extras(cfg) %}
   {% do dbt_vulcan._vulcan_check_audits(cfg) %}
 {% endmacro %}
+
+{#- The layout a run writes into, recorded with every processed row (run_batches) and compared
+    with the config on the next run: {file_format, partitioned_by} (lowercase). -#}
+{% macro vulcan_layout(cfg) %}
+  {{ return({'file_format': cfg.file_format, 'partitioned_by': (cfg.partition_cols or []) | map('lower') | list}) }}
+{% endmacro %}
+
+{#- An existing table is only ever written in the layout this kind created it with, so no write
+    strategy can replace the wrong rows (a parquet INSERT OVERWRITE of an unpartitioned table
+    replaces all of it) or keep rows a clean build would not have:
+    - a table the state log knows nothing of (built by another materialization, e.g. a model
+      converted from `table`, or its state reset) is rebuilt as this kind's own on this run,
+      with one line saying so; a model that keeps history (forward_only, disable_restatement:
+      SCD type 2 by default) stops instead, unless the table cannot hold a history (an SCD type
+      2 table without its valid_to column);
+    - a table whose recorded layout (file format, partition columns) differs from what the
+      config now asks stops before anything is written: --full-refresh rebuilds it.
+    Returns the run's plan (planned again as a rebuild when the table is adopted). -#}
+{% macro vulcan_adopt_existing(cfg, begin, plan, run=none) %}
+  {%- set existing = begin.existing_relation -%}
+  {%- if plan.rebuild or existing is none -%}{{ return(plan) }}{%- endif -%}
+  {%- set relation = begin.target_relation -%}
+  {%- set where = "Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ "): the existing table " ~ relation -%}
+  {%- if plan.has_state -%}
+    {%- set recorded = plan.layout -%}
+    {%- set wanted = dbt_vulcan.vulcan_layout(cfg) -%}
+    {%- if recorded is mapping and recorded and (recorded.get('file_format') != wanted.file_format or recorded.get('partitioned_by') != wanted.partitioned_by) -%}
+      {%- set shown = recorded.get('file_format') ~ ', partitioned by (' ~ (recorded.get('partitioned_by') or []) | join(', ') ~ ')' -%}
+      {{ exceptions.raise_compiler_error(where ~ " is " ~ shown ~ ", but its config now asks for " ~ wanted.file_format ~ ", partitioned by (" ~ wanted.partitioned_by | join(', ') ~ "): writing into it in the new layout could replace or keep the wrong rows. Nothing was written. Rebuild it with --full-refresh (recomputes the whole table), or restore file_format / partitioned_by.") }}
+    {%- endif -%}
+    {{ return(plan) }}
+  {%- endif -%}
+  {%- set keeps_history = cfg.forward_only or cfg.disable_restatement -%}
+  {%- if keeps_history and cfg.kind in ('scd_type_2_by_time', 'scd_type_2_by_column') -%}
+    {%- set names = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
+    {%- set keeps_history = (cfg.valid_to_name | lower) in names -%}
+  {%- endif -%}
+  {%- if keeps_history -%}
+    {%- set key = 'forward_only' if cfg.forward_only else 'disable_restatement' -%}
+    {{ exceptions.raise_compiler_error(where ~ " has no dbt-vulcan state (it was built by another materialization, or its state was reset), and " ~ key ~ " is true, so it is not rebuilt: its rows may be history a rebuild cannot recompute. Nothing was written. To build it as " ~ cfg.kind ~ ", drop the table, or run once with --full-refresh and " ~ key ~ ": false.") }}
+  {%- endif -%}
+  {{ log("Model '" ~ cfg.model ~ "': " ~ relation ~ " exists but has no dbt-vulcan state (built by another materialization, or its state was reset); rebuilding it as " ~ cfg.kind ~ ".", info=True) }}
+  {{ return(dbt_vulcan.vulcan_model_plan(cfg, relation, true, model, run)) }}
+{% endmacro %}

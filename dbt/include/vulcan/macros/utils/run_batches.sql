@@ -4,8 +4,9 @@
     the state log (an untracked run: the run, as an empty range) and print a progress line.
 
     A strategy is a macro `vulcan_<kind>_<file_format>(args)`; `args` holds relation, model,
-    cfg, batch, sql, query (unwrapped), filter, time_type, dirty, removed_rows, plan, plus the
-    entries of `extra` (a kind's own per-run values).
+    cfg, batch, sql, query (unwrapped), filter, time_type, dirty, removed_rows, plan, per_run
+    (a dict a strategy may keep values in from one batch to the next), plus the entries of
+    `extra` (a kind's own per-run values).
 
     A model with audits (or grains) first stages each batch's rows in a table and audits them
     (utils/audits.sql); a failing blocking audit raises before the strategy runs,
@@ -22,10 +23,11 @@
 
 {% macro default__vulcan_run_batches(kind, strategy_kind, relation, plan, cfg, time_type, projection, action, extra=none) %}
   {%- set strategy = dbt_vulcan.vulcan_strategy_macro(strategy_kind, cfg.file_format) -%}
-  {%- set details = tojson({'time_type': time_type}) -%}
+  {%- set details = tojson({'time_type': time_type, 'layout': dbt_vulcan.vulcan_layout(cfg)}) -%}
   {%- set run_batches = [] if flags.EMPTY else plan.batches -%}
   {%- set stage = dbt_vulcan._vulcan_audit_stage_relation(relation) -%}
   {%- set audits = dbt_vulcan.vulcan_audits(cfg) if run_batches and (cfg.audits or cfg.grains) else [] -%}
+  {%- set per_run = {} -%}
   {%- for batch in run_batches -%}
     {%- set started = modules.datetime.datetime.now() -%}
     {%- set query = adapter.vulcan_python_batch_query(model, compiled_code, batch, plan.execution_time) if model.language == 'python' else compiled_code -%}
@@ -38,7 +40,7 @@
     {%- set args = {
       'relation': relation, 'model': model, 'cfg': cfg, 'batch': batch, 'plan': plan,
       'sql': batch_sql, 'query': rendered.query, 'filter': rendered.filter,
-      'time_type': time_type, 'dirty': batch.dirty,
+      'time_type': time_type, 'dirty': batch.dirty, 'per_run': per_run,
       'removed_rows': dbt_vulcan.vulcan_state_values(relation, interval, 'removed', plan.fingerprint) if batch.dirty else none,
     } -%}
     {%- if extra -%}{%- do args.update(extra) -%}{%- endif -%}

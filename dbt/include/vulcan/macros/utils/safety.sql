@@ -1,9 +1,24 @@
 {#- The static safety analysis of a time-range model's SQL (patterns that give different rows
-    on a time slice than on the whole range): refusals raise, warnings print. It parses SQL
-    with sqlglot, so it is an extra of the `vulcan` adapter; the plain package skips it. -#}
+    on a time slice than on the whole range): refusals raise, warnings print, before anything
+    is written. The `vulcan` adapter parses the SQL with sqlglot (dbt/adapters/vulcan/safety.py);
+    the plain package reads its tokens in Jinja (safety_tokens.sql): the same patterns, verdicts
+    and messages on the shared catalogue (tests/unit/safety_catalogue.py), the adapter's reading
+    finer where the two differ (see the header of safety_tokens.sql). -#}
 {% macro vulcan_check_safety(cfg, compiled_sql) %}{{ return(adapter.dispatch('vulcan_check_safety', 'dbt_vulcan')(cfg, compiled_sql)) }}{% endmacro %}
 
 {% macro default__vulcan_check_safety(cfg, compiled_sql) %}
+  {%- if not cfg.time_column or model.get('language') == 'python' -%}{{ return(none) }}{%- endif -%}
+  {%- set result = dbt_vulcan._vulcan_safety_analyze(compiled_sql, cfg.time_column, cfg.safety_overrides or [], cfg.interval_unit or 'day', cfg.week_start or 0) -%}
+  {%- if result.error -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': " ~ result.error) }}
+  {%- endif -%}
+  {%- set verdict = dbt_vulcan._vulcan_safety_verdict(cfg.model, result.findings) -%}
+  {%- if verdict.refusal -%}
+    {{ exceptions.raise_compiler_error(verdict.refusal) }}
+  {%- endif -%}
+  {%- for warning in verdict.warnings -%}
+    {% do exceptions.warn(warning) %}
+  {%- endfor -%}
 {% endmacro %}
 
 {% macro vulcan__vulcan_check_safety(cfg, compiled_sql) %}

@@ -1,0 +1,103 @@
+"""The static safety analysis through a real dbt run, in both modes: the `vulcan` adapter's
+(sqlglot) and the package's (Jinja on tokens, on stock type: spark). jaffle-shop's `orders`,
+converted to a time range, numbers each customer's orders with `row_number() over (partition by
+customer_id ...)`: on a time slice the numbering restarts, so the model is refused before
+anything is written, naming the model and the `window` pattern; with `safety_overrides:
+['window']` the same model runs; an unknown override name is a config error naming it.
+
+Runs on the embedded session (parquet): the analysis happens before any write, so the target
+does not matter and the session is the cheapest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.functional.util import models_state_rows, rows, run, table_rows
+
+EXEC = {"vulcan_execution_time": "2025-01-06"}
+ORDERS = (
+    "select * from values (1, 10, date'2025-01-01'), (2, 10, date'2025-01-02'), "
+    "(3, 11, date'2025-01-02'), (4, 10, date'2025-01-03') as t(order_id, customer_id, order_date)"
+)
+NUMBERED_SQL = f"""
+with orders as (
+    select * from ({ORDERS}) as o
+    where order_date between @start_ds and @end_ds
+)
+select order_id, customer_id, order_date,
+    row_number() over (
+        partition by customer_id
+        order by order_date, order_id
+    ) as customer_order_number
+from orders
+"""
+MODELS = {
+    "orders_numbered": [],
+    "orders_numbered_allowed": ["window"],
+    "orders_numbered_typo": ["windows"],
+}
+
+
+def model_sql(overrides: list[str]) -> str:
+    config = (
+        "materialized='incremental_by_time_range', time_column='order_date', start='2025-01-01'"
+    )
+    if overrides:
+        config += f", safety_overrides={overrides!r}"
+    return "{{ config(" + config + ") }}\n" + NUMBERED_SQL
+
+
+def tables(project: Any) -> set[str]:
+    """The schema's tables and views, not the session's temporary views (SHOW TABLES lists
+    them in every schema)."""
+    found = rows(project, f"show tables in {project.test_schema}")
+    return {str(r[1]).lower() for r in found if not r[2]}
+
+
+@pytest.mark.profile_only("parquet")
+class TestWindowRefusedInBothModes:
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {f"{name}.sql": model_sql(overrides) for name, overrides in MODELS.items()}
+
+    def test_refused_before_any_write_unless_overridden(self, project: Any) -> None:
+        result = run("run", vars=EXEC, expect_pass=False)
+        by_name = {r.node.name: r for r in result.results if r.node.resource_type == "model"}
+        assert set(by_name) == set(MODELS)
+
+        refused = str(by_name["orders_numbered"].message)
+        assert by_name["orders_numbered"].status == "error"
+        assert (
+            "Model 'orders_numbered': the incremental safety analysis refused the model SQL"
+            in refused
+        ), refused
+        assert "  - [window] " in refused and "partition by customer_id" in refused.lower()
+        assert "in CTE" not in refused  # the outermost query numbers the rows
+        assert "safety_overrides config (here: ['window'])" in refused
+
+        typo = str(by_name["orders_numbered_typo"].message)
+        assert by_name["orders_numbered_typo"].status == "error"
+        assert (
+            "Model 'orders_numbered_typo': safety_overrides: 'windows' (did you mean 'window'?) "
+            "not a safety pattern; allowed: limit, nondeterministic, window" in typo
+        ), typo
+
+        # the refused models wrote nothing: no table, no state row
+        assert by_name["orders_numbered_allowed"].status == "success"
+        assert tables(project) == {"orders_numbered_allowed"}
+        state = models_state_rows(project, list(MODELS))
+        assert state["orders_numbered"] == [] and state["orders_numbered_typo"] == []
+        assert state["orders_numbered_allowed"]
+        # one batch for the whole range: the numbering is right on this first run
+        assert table_rows(
+            project,
+            "orders_numbered_allowed",
+            "order_id, customer_id, cast(order_date as string), customer_order_number",
+        ) == [
+            (1, 10, "2025-01-01", 1),
+            (2, 10, "2025-01-02", 2),
+            (3, 11, "2025-01-02", 1),
+            (4, 10, "2025-01-03", 3),
+        ]
