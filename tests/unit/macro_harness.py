@@ -272,3 +272,14 @@ def stock_harness(adapter_type: str, compiled_code: str) -> Harness:
         }
     )
     return harness
+
+
+_SHARED: dict[str, Harness] = {}
+
+
+def shared_harness(adapter_type: str = "spark") -> Harness:
+    """One Harness per adapter type for a whole test module (loading the macros is the slow
+    part); callers reset it before use."""
+    if adapter_type not in _SHARED:
+        _SHARED[adapter_type] = Harness(adapter_type=adapter_type)
+    return _SHARED[adapter_type]

@@ -17,18 +17,14 @@ from sqlglot import exp
 
 from dbt.adapters.vulcan import safety
 from dbt.adapters.vulcan.impl import VulcanAdapter
-from tests.unit.macro_harness import CompilerError, Harness, stock_harness
+from tests.unit.macro_harness import CompilerError, Harness, shared_harness, stock_harness
 from tests.unit.safety_catalogue import CASES, FILTER, Case
 
 TR = "incremental_by_time_range"
-_HARNESS: Harness | None = None
 
 
 def harness() -> Harness:
-    global _HARNESS
-    if _HARNESS is None:
-        _HARNESS = Harness(adapter_type="spark")
-    return _HARNESS
+    return shared_harness("spark")
 
 
 def jinja_findings(

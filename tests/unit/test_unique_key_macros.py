@@ -34,18 +34,21 @@ from dbt.adapters.vulcan import column_checks
 from dbt.adapters.vulcan.config import validate
 from dbt.adapters.vulcan.merge import TableLayout, UpsertSpec, drop_partitions_sql
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
-from tests.unit.macro_harness import CompilerError, FakeResult, Harness, relation, squash
+from tests.unit.macro_harness import (
+    CompilerError,
+    FakeResult,
+    Harness,
+    relation,
+    shared_harness,
+    squash,
+)
 
 KIND = "incremental_by_unique_key"
 VALUES = {"start_ds": "'2025-01-01'", "end_date": "DATE'2025-01-07'"}
-_HARNESS: Harness | None = None
 
 
 def harness() -> Harness:
-    global _HARNESS
-    if _HARNESS is None:
-        _HARNESS = Harness(adapter_type="spark")
-    return _HARNESS
+    return shared_harness("spark")
 
 
 # the parser's reason in parentheses (sqlglot's or the Jinja reader's)

@@ -86,8 +86,9 @@
     - a table the state log knows nothing of (built by another materialization, e.g. a model
       converted from `table`, or its state reset) is rebuilt as this kind's own on this run,
       with one line saying so; a model that keeps history (forward_only, disable_restatement:
-      SCD type 2 by default) stops instead, unless the table cannot hold a history (an SCD type
-      2 table without its valid_to column);
+      SCD type 2 by default) stops instead, unless the table holds no history (it is empty,
+      e.g. a first run killed after creating it, or an SCD type 2 table lacks its valid_to
+      column);
     - a table whose recorded layout (file format, partition columns) differs from what the
       config now asks stops before anything is written: --full-refresh rebuilds it.
     Returns the run's plan (planned again as a rebuild when the table is adopted). -#}
@@ -109,6 +110,10 @@
   {%- if keeps_history and cfg.kind in ('scd_type_2_by_time', 'scd_type_2_by_column') -%}
     {%- set names = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
     {%- set keeps_history = (cfg.valid_to_name | lower) in names -%}
+  {%- endif -%}
+  {#- an empty table holds nothing to keep (e.g. a first run killed after creating it) -#}
+  {%- if keeps_history and run_query('select 1 from ' ~ relation ~ ' limit 1').rows | length == 0 -%}
+    {%- set keeps_history = false -%}
   {%- endif -%}
   {%- if keeps_history -%}
     {%- set key = 'forward_only' if cfg.forward_only else 'disable_restatement' -%}
