@@ -10,19 +10,23 @@
   {%- set rebuild = begin.rebuild -%}
 
   {{ run_hooks(pre_hooks) }}
-  {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild)) -%}
-  {%- set rebuild = plan.rebuild -%}
+  {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild) -%}
   {%- set time_type = plan.time_type -%}
   {#- an enforced contract checked against the query (dbt's contract error), before anything
       is touched; the table is then created with the contract's columns (utils/contract.sql) -#}
   {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}
   {%- set query_columns = none -%}
-  {%- if rebuild or plan.fingerprint_changed or not time_type -%}
+  {%- if plan.rebuild or plan.fingerprint_changed or not time_type -%}
     {%- set query_columns = dbt_vulcan.vulcan_query_columns(schema_sql) -%}
-    {#- the config against the query's columns: bad ones raise before anything is touched -#}
-    {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, rebuild, dbt_vulcan.vulcan_partition_key(model)) -%}
+    {#- the config against the query's columns: bad ones raise before anything is touched, and
+        before the existing table's layout is compared (time_column sets the default
+        partitioning: a misnamed one is reported as itself). A table without state is
+        rebuilt (or refused) by the adoption below: its partition columns are checked too -#}
+    {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, plan.rebuild or not plan.has_state, dbt_vulcan.vulcan_partition_key(model)) -%}
     {%- set time_type = dbt_vulcan.vulcan_time_type(cfg, query_columns) -%}
   {%- endif -%}
+  {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, plan) -%}
+  {%- set rebuild = plan.rebuild -%}
   {#- static safety analysis of the SQL (sqlglot in the adapter, tokens in the package): refusals raise here, before
       anything is touched (not under --empty: dbt then rewrites every ref to `... limit 0`,
       and nothing is written) -#}
