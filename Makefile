@@ -43,10 +43,12 @@ PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py $(KINDS)/te
 	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py tests/functional/test_plan_equals_run.py \
 	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
-	tests/functional/test_contracts.py $(KINDS)/test_existing_tables.py
+	tests/functional/test_contracts.py $(KINDS)/test_existing_tables.py $(THREADS_TEST)
 
-# the write strategies of Delta and Iceberg in package mode: a reordered SELECT moves no value
-PACKAGE_FORMAT_TESTS = $(KINDS)/test_existing_tables.py::TestReorderedSelect
+# the write strategies of Delta and Iceberg in package mode: a reordered SELECT moves no value;
+# eight threads append to a Delta / Iceberg state table
+THREADS_TEST = tests/functional/reliability/test_concurrency.py::TestEightThreadsSeveralRuns
+PACKAGE_FORMAT_TESTS = $(KINDS)/test_existing_tables.py::TestReorderedSelect $(THREADS_TEST)
 
 functional-package: setup
 	$(PYTEST) $(PACKAGE_TESTS) -q --durations=$(DURATIONS) --profile parquet --mode package

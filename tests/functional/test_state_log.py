@@ -1,13 +1,15 @@
 """The interval state log on a real SparkSession: created on first use in the target's table
-format, read back identically by a new invocation, and safe under concurrent appends."""
+format, read back identically by a new invocation and by another Spark session, and safe under
+concurrent appends, in both modes."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
 
-from tests.functional.util import STATE, orders_csv, processed_rows, rows, run
+from tests.functional.util import STATE, model_message, orders_csv, processed_rows, rows, run
 
 MODEL = """
 {{ config(materialized='incremental_by_time_range', time_column='order_date',
@@ -26,10 +28,6 @@ class TestStateLog:
     def models(self) -> dict[str, str]:
         return {f"m{i}.sql": MODEL for i in range(4)}
 
-    @pytest.mark.adapter_only(
-        reason="the vulcan adapter serializes the state appends of dbt's threads; with the "
-        "package alone, threads > 1 need a delta or iceberg state table (README, Install)"
-    )
     def test_four_threads_append_without_losing_rows(self, project: Any, table_format: str) -> None:
         run("seed")
         run("run", "--threads", "4", vars={"vulcan_execution_time": "2025-01-13"})
@@ -62,3 +60,43 @@ class TestStateLog:
         assert processed_rows(project, "m0") == first
         run("run", "-s", "m0", vars={"vulcan_execution_time": "2025-01-07"})
         assert processed_rows(project, "m0")[-1] == ("2025-01-05 00:00:00", "2025-01-07 00:00:00")
+
+    @pytest.mark.skip_profile("thrift", reason="opens a second session of the embedded Spark")
+    def test_a_plan_sees_what_another_session_appended(
+        self, project: Any, table_format: str
+    ) -> None:
+        """A Spark server gives each connection its own session. After dbt's session has read
+        the state table, another session appends to it (another dbt process); the next plan
+        must see that row at once: a stale listing or snapshot would hide it (the interval is
+        processed again) or fail the read (FILE_NOT_EXIST)."""
+        from pyspark.sql import SparkSession
+
+        other = SparkSession.builder.getOrCreate().newSession()
+        relation = f"{project.test_schema.lower()}.m2"
+        run("seed")
+        run("run", "-s", "m2", "--full-refresh", vars={"vulcan_execution_time": "2025-01-05"})
+        before = processed_rows(project, "m2")
+        latest = other.sql(
+            f"select model_id, fingerprint, details from {STATE} where relation = '{relation}' "
+            "and row_type = 'processed' order by recorded_at desc limit 1"
+        ).collect()[0]
+        # the other session records [01-05, 01-07) the way a dbt run does (its format's append)
+        now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+        row = [relation, latest[0], "2025-01-05 00:00:00", "2025-01-07 00:00:00", "processed"]
+        row += [latest[1], "other-session", now, 1, latest[2]]
+        values = "(" + ", ".join(f"'{v}'" if isinstance(v, str) else str(v) for v in row) + ")"
+        if table_format == "parquet":
+            other.sql(
+                f"insert overwrite table {STATE} partition (relation, append_id) "
+                "select model_id, interval_start, interval_end, row_type, fingerprint, "
+                "invocation_id, recorded_at, seq, details, relation, 'other-session-1' "
+                f"from values {values} as v(relation, model_id, interval_start, interval_end, "
+                "row_type, fingerprint, invocation_id, recorded_at, seq, details)"
+            )
+        else:
+            other.sql(f"insert into {STATE} values {values}")
+        # dbt's session plans at 01-07: [01-05, 01-07) is done, nothing is due
+        result = run("run", "-s", "m2", vars={"vulcan_execution_time": "2025-01-07"})
+        assert "0 intervals" in model_message(result)
+        after = processed_rows(project, "m2")
+        assert after == [*before, ("2025-01-05 00:00:00", "2025-01-07 00:00:00")]

@@ -109,11 +109,6 @@ class FakeAdapter:
                 return found
         raise KeyError(f"no implementation of {name}")
 
-    def vulcan_append_state(self, insert_sql: str) -> str:
-        """The real method runs the INSERT under a lock; here it is recorded like a statement."""
-        self._harness.statements.append(squash(insert_sql))
-        return ""
-
     def type(self) -> str:
         return self._harness.adapter_type
 
@@ -283,3 +278,24 @@ def shared_harness(adapter_type: str = "spark") -> Harness:
     if adapter_type not in _SHARED:
         _SHARED[adapter_type] = Harness(adapter_type=adapter_type)
     return _SHARED[adapter_type]
+
+
+# the state append on the default (parquet) log: one new partition per append
+STATE_APPEND = (
+    "insert overwrite table vulcan_state.vulcan_intervals partition (relation, append_id) select "
+    "model_id, interval_start, interval_end, row_type, fingerprint, invocation_id, recorded_at, "
+    "seq, details, relation, "
+)
+
+
+def is_state_append(statement: str) -> bool:
+    return statement.startswith(STATE_APPEND)
+
+
+def appended_values(statement: str) -> str:
+    """The VALUES tuples of a state append (squashed), e.g. "('s.t', 'model.p.t', ...)"."""
+    assert is_state_append(statement), statement
+    values = statement.split(" from values ", 1)[1]
+    values, _, alias = values.rpartition(" as vulcan_rows(")
+    assert alias.startswith("relation, model_id, interval_start"), alias
+    return values

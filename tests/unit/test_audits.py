@@ -14,7 +14,14 @@ from dbt.context.base import get_context_modules
 from dbt.adapters.vulcan import audits
 from dbt.adapters.vulcan.audits import Audit, parse_audits, parse_call
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
-from tests.unit.macro_harness import CompilerError, FakeResult, Harness, relation, squash
+from tests.unit.macro_harness import (
+    CompilerError,
+    FakeResult,
+    Harness,
+    is_state_append,
+    relation,
+    squash,
+)
 
 # --- parsing -----------------------------------------------------------------------------------
 
@@ -357,7 +364,7 @@ def run_batches(h: Harness, **config: Any) -> list[str]:
     }
     cfg = {**CFG, **{k: config[k] for k in ("audits", "grains") if k in config}}
     h.call("vulcan_run_batches", KIND, "time_range", relation(), PLAN, cfg, "date")
-    return [s for s in h.statements if not s.startswith("insert into vulcan_state")]
+    return [s for s in h.statements if not is_state_append(s)]
 
 
 def test_without_audits_the_loop_runs_no_extra_statement(h: Harness) -> None:
@@ -365,7 +372,7 @@ def test_without_audits_the_loop_runs_no_extra_statement(h: Harness) -> None:
         f"insert overwrite table s.t by name {batch_sql('2025-01-01', '2025-01-02')}",
         f"insert overwrite table s.t by name {batch_sql('2025-01-03', '2025-01-04')}",
     ]
-    assert sum(s.startswith("insert into vulcan_state") for s in h.statements) == 2
+    assert sum(is_state_append(s) for s in h.statements) == 2
     h.reset()
     assert len(run_batches(h, grains=["id"], grains_audit=False)) == 2
 
@@ -389,7 +396,7 @@ def test_audited_batches_are_staged_once_and_written_from_the_stage(h: Harness) 
         f"drop table if exists {stage}",
     ]
     # each batch is recorded after its write, before its stage is dropped
-    assert h.statements[4].startswith("insert into vulcan_state")
+    assert is_state_append(h.statements[4])
 
 
 def test_user_defined_audit_macro_gets_the_stage_and_its_arguments(h: Harness) -> None:

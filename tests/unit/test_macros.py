@@ -6,7 +6,17 @@ from typing import Any
 
 import pytest
 
-from tests.unit.macro_harness import STAGE, CompilerError, FakeResult, Harness, relation, squash
+from tests.unit.macro_harness import (
+    INVOCATION_ID,
+    STAGE,
+    CompilerError,
+    FakeResult,
+    Harness,
+    appended_values,
+    is_state_append,
+    relation,
+    squash,
+)
 
 _HARNESS: Harness | None = None
 
@@ -77,7 +87,7 @@ def test_parquet_dirty_range_marks_removed_then_drops_its_partitions(h: Harness)
         ]
     )
     h.call("vulcan_time_range_parquet", args(h, dirty=True))
-    assert h.statements[0].startswith("insert into vulcan_state.vulcan_intervals values")
+    assert is_state_append(h.statements[0])
     assert "'removed'" in h.statements[0]
     assert h.statements[1:] == [
         "show partitions s.t",
@@ -141,7 +151,39 @@ def test_state_table_ddl_and_relation(h: Harness) -> None:
     create_schema, create_table = (squash(s) for s in h.call("vulcan_create_state_table_sql"))
     assert create_schema == "create schema if not exists vulcan_state"
     assert create_table.startswith("create table if not exists vulcan_state.vulcan_intervals (")
-    assert create_table.endswith("details string) using parquet")
+    # parquet: every append its own partition, written by dynamic partition overwrite
+    assert create_table.endswith(
+        "details string, relation string, append_id string) using parquet "
+        "partitioned by (relation, append_id) options (partitionOverwriteMode 'dynamic')"
+    )
+    h.context["target"] = {**h.context["target"], "state_file_format": "iceberg"}
+    try:
+        _, create_iceberg = (squash(s) for s in h.call("vulcan_create_state_table_sql"))
+        h.context["target"] = {**h.context["target"], "state_file_format": "delta"}
+        _, create_delta = (squash(s) for s in h.call("vulcan_create_state_table_sql"))
+        h.call("vulcan_record_intervals", "('s.t', 'm')")
+    finally:
+        h.context["target"] = {**h.context["target"], "state_file_format": "parquet"}
+    assert create_delta.endswith(
+        "(relation string, model_id string, interval_start string, "
+        "interval_end string, row_type string, fingerprint string, "
+        "invocation_id string, recorded_at string, seq int, "
+        "details string) using delta"
+    )
+    assert h.statements == ["insert into vulcan_state.vulcan_intervals values ('s.t', 'm')"]
+    # Iceberg retries a commit that lost a race with another append, more than its default 4
+    assert create_iceberg.endswith(
+        "details string) using iceberg tblproperties ('commit.retry.num-retries' = '30')"
+    )
+
+
+def test_parquet_appends_each_get_their_own_partition(h: Harness) -> None:
+    h.call("vulcan_record_intervals", "('s.t', 'm')")
+    h.call("vulcan_record_intervals", "('s.t', 'm')")
+    first, second = h.statements
+    assert appended_values(first) == "('s.t', 'm')"
+    ids = [s.split("relation, '", 1)[1].split("'", 1)[0] for s in (first, second)]
+    assert ids[0] != ids[1] and all(i.startswith(INVOCATION_ID + "-") for i in ids)
 
 
 def test_record_intervals_appends_escaped_rows(h: Harness) -> None:
@@ -156,8 +198,8 @@ def test_record_intervals_appends_escaped_rows(h: Harness) -> None:
     )
     h.call("vulcan_record_intervals", rows)
     assert len(h.statements) == 1
-    statement = h.statements[0]
-    assert statement.startswith("insert into vulcan_state.vulcan_intervals values ('s.t', ")
+    statement = appended_values(h.statements[0])
+    assert statement.startswith("('s.t', ")
     assert "'model.p.it\\'s'" in statement
     assert "'2025-01-01 00:00:00', '2025-01-02 00:00:00', 'processed', 'fp'" in statement
     # one row per interval, numbered in the statement; details escaped

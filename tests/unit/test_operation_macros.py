@@ -20,7 +20,14 @@ from dbt.adapters.vulcan.planner import RunVars, plan_model
 from dbt.adapters.vulcan.state import StateRow, compact
 from dbt.adapters.vulcan.state_cache import RelationState, values_sql
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
-from tests.unit.macro_harness import CompilerError, FakeResult, Harness, squash
+from tests.unit.macro_harness import (
+    CompilerError,
+    FakeResult,
+    Harness,
+    appended_values,
+    is_state_append,
+    squash,
+)
 
 _H = Harness()
 EPOCH = datetime(1970, 1, 1)
@@ -482,7 +489,7 @@ def test_restate_records_removed_rows_and_prints_the_messages() -> None:
         _H.context["print"] = lambda *a, **k: ""
         _H.context["_vulcan_operation_models"] = select
     [insert] = _H.statements
-    assert insert.startswith("insert into vulcan_state.vulcan_intervals values")
+    assert is_state_append(insert)
     assert "'sales.daily', 'model.p.daily', '2025-01-02 00:00:00', '2025-01-04 00:00:00'" in insert
     assert "'removed', '', " in insert
     assert '{"restate": true, "full": false}' in insert
@@ -517,3 +524,53 @@ def test_compiled_code_from_the_graph_or_rendered_or_refused() -> None:
         '{%- set this = api.Relation.create(database=none, schema="Sales", '
         "identifier=\"daily\", type='table') %}select * from src_daily"
     ]
+
+
+@pytest.mark.parametrize("file_format", ["parquet", "delta"])
+def test_compact_replaces_the_log_with_its_compaction(file_format: str) -> None:
+    """Parquet: the compacted rows are one new append, then exactly the appends listed before
+    the log was read are dropped (one made meanwhile is kept). Delta/Iceberg: staged, then one
+    overwrite."""
+    day = timedelta(days=1)
+    log = [
+        StateRow("s.a", T0, T0 + day, "processed", "f", "i1", RECORDED, 0),
+        StateRow("s.a", T0 + day, T0 + 2 * day, "processed", "f", "i2", RECORDED + day, 0),
+    ]
+    state = "vulcan_state.vulcan_intervals"
+    _H.statements.clear()
+    _H.query_results[f"select distinct relation, append_id from {state}"] = FakeResult(
+        [("s.a", "i1-1"), ("s.a", "i2-1")]
+    )
+    saved = {k: _H.context[k] for k in ("vulcan_create_state_table", "_vulcan_op_read_log")}
+    target = _H.context["target"]
+    _H.context["vulcan_create_state_table"] = lambda: ""
+    _H.context["_vulcan_op_read_log"] = lambda keys=None: by_key(log)
+    _H.context["target"] = {**target, "state_file_format": file_format}
+    try:
+        _H.call("default__vulcan_compact")
+    finally:
+        _H.context.update(saved)
+        _H.context["target"] = target
+        _H.query_results.clear()
+    compacted = values_sql(compact(log))
+    if file_format == "parquet":
+        listed, append, drop = _H.statements
+        assert listed == f"select distinct relation, append_id from {state}"
+        assert appended_values(append) == squash(compacted)
+        assert drop == (
+            f"alter table {state} drop if exists "
+            "partition (relation = 's.a', append_id = 'i1-1'), "
+            "partition (relation = 's.a', append_id = 'i2-1')"
+        )
+    else:
+        stage = f"{state}__compact"
+        assert _H.statements == [
+            f"drop table if exists {stage}",
+            "create schema if not exists vulcan_state",
+            f"create table if not exists {stage} (relation string, model_id string, "
+            "interval_start string, interval_end string, row_type string, fingerprint string, "
+            "invocation_id string, recorded_at string, seq int, details string) using delta",
+            f"insert into {stage} values {squash(compacted)}",
+            f"insert overwrite table {state} select * from {stage}",
+            f"drop table if exists {stage}",
+        ]

@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 
-from tests.unit.macro_harness import CompilerError, FakeResult, Harness, relation, stock_harness
+from tests.unit.macro_harness import (
+    CompilerError,
+    FakeResult,
+    Harness,
+    appended_values,
+    is_state_append,
+    relation,
+    stock_harness,
+)
 
 TR = "incremental_by_time_range"
 BATCH = {
@@ -70,8 +78,8 @@ def test_time_range_batch_and_state_append(h: Harness, file_format: str) -> None
         filtered += ") as vulcan_by_name"
     assert len(statements) == 2
     assert statements[0].startswith(head) and statements[0].endswith(filtered)
-    # the state row: a plain INSERT (the vulcan adapter's lock is not there)
-    assert statements[1].startswith("insert into vulcan_state.vulcan_intervals values ('s.t', ")
+    # the state row: its own partition of the parquet log (safe under threads in both modes)
+    assert appended_values(statements[1]).startswith("('s.t', ")
     assert "'2025-01-01 00:00:00', '2025-01-03 00:00:00', 'processed', 'fp'" in statements[1]
 
 
@@ -93,9 +101,8 @@ def test_unmanaged_appends_by_name(h: Harness) -> None:
         "(select * from src where d between '2025-01-01' and '2025-01-02') as vulcan_batch"
     )
     # untracked: the run is recorded as an empty range at the execution time
-    assert recorded.startswith(
-        "insert into vulcan_state.vulcan_intervals values ('s.t', 'model.p.t', "
-        "'2025-01-05 00:00:00', '2025-01-05 00:00:00', 'processed', 'fp', "
+    assert appended_values(recorded).startswith(
+        "('s.t', 'model.p.t', '2025-01-05 00:00:00', '2025-01-05 00:00:00', 'processed', 'fp', "
     )
 
 
@@ -201,7 +208,7 @@ def test_unique_key_batch_renders_without_the_adapter(h: Harness, file_format: s
             f"{on} WHEN MATCHED AND source.op = 'D' THEN DELETE WHEN MATCHED THEN UPDATE SET "
             "target.name = coalesce(source.name, target.name) when not matched then insert *"
         )
-    assert len(rest) == 1 and rest[0].startswith("insert into vulcan_state.vulcan_intervals values")
+    assert len(rest) == 1 and is_state_append(rest[0])
 
 
 def test_a_bad_unique_key_is_refused_in_package_mode(h: Harness) -> None:
@@ -215,3 +222,23 @@ def test_a_bad_unique_key_is_refused_in_package_mode(h: Harness) -> None:
         "  - when_matched clause 1 ('WHEN MATCHED THEN INSERT *'): the action must be UPDATE "
         "SET ... or DELETE"
     )
+
+
+@pytest.mark.parametrize(
+    ("adapter_type", "expected"), [("spark", "parquet"), ("databricks", "delta")]
+)
+def test_state_format_defaults_to_the_targets_own(adapter_type: str, expected: str) -> None:
+    """No var, no profile field: parquet on Spark; Delta on Databricks (a Unity Catalog managed
+    table is Delta)."""
+    h = stock_harness(adapter_type, "select 1")
+    target = h.context["target"]
+    h.context["target"] = {**target, "state_file_format": None}
+    try:
+        assert h.call("vulcan_state_file_format") == expected
+        h.call("vulcan_record_intervals", "('s.t', 'm')")
+    finally:
+        h.context["target"] = target
+    if expected == "delta":
+        assert h.statements == ["insert into vulcan_state.vulcan_intervals values ('s.t', 'm')"]
+    else:
+        assert appended_values(h.statements[0]) == "('s.t', 'm')"

@@ -11,7 +11,15 @@ import pytest
 
 from dbt.adapters.vulcan.config import validate
 from dbt.adapters.vulcan.scd2 import Scd2Model, detection_time
-from tests.unit.macro_harness import STAGE, CompilerError, Harness, relation, squash, stock_harness
+from tests.unit.macro_harness import (
+    STAGE,
+    CompilerError,
+    Harness,
+    is_state_append,
+    relation,
+    squash,
+    stock_harness,
+)
 
 BY_TIME = "scd_type_2_by_time"
 BY_COLUMN = "scd_type_2_by_column"
@@ -62,7 +70,7 @@ def run_scd2(h: Harness, kind: str, file_format: str, created: bool) -> list[str
     h.call("vulcan_run_batches", kind, "scd2", relation(), PLAN, cfg, None, None, "merge", extra)
     # the untracked batch's run is recorded last (an empty range at the execution time)
     *writes, recorded = h.statements
-    assert recorded.startswith("insert into vulcan_state.vulcan_intervals values ")
+    assert is_state_append(recorded)
     assert f"'{PLAN['execution_time']}', '{PLAN['execution_time']}', 'processed'" in recorded
     return writes
 

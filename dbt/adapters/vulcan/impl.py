@@ -6,7 +6,6 @@ time macros, planner) and reaches the macros through the `@available` methods be
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import field, make_dataclass
@@ -21,12 +20,6 @@ from dbt.adapters.vulcan import config_keys, python_models
 from dbt.adapters.vulcan.connections import VulcanConnectionManager
 from dbt.adapters.vulcan.state_cache import now_utc
 from dbt.adapters.vulcan.timeutil import VulcanConfigError, parse_time
-
-# Serializes this process's state-log reads and appends across dbt threads: concurrent first
-# use would race on CREATE TABLE, and concurrent INSERTs into one parquet table collide on
-# Hadoop's shared `_temporary` directory. Appends are small; waiting costs milliseconds.
-_STATE_LOCK = threading.RLock()
-
 
 # Every model config key dbt-vulcan reads, for dbt's config machinery: from the one declaration
 # (macros/config/config_keys.sql; README documents each).
@@ -145,10 +138,9 @@ class VulcanAdapter(SparkAdapter):
 
     @available
     def vulcan_create_state_table(self, create_sqls: list[str]) -> str:
-        """Create the state table if needed (the package's on-run-start hook), retrying a
-        CREATE that lost a race with another dbt process."""
-        with _STATE_LOCK:
-            self._create_state_table(create_sqls)
+        """Create the state table (the package's on-run-start hook creates it before dbt's
+        threads start), retrying a CREATE that lost a race with another dbt process."""
+        self._create_state_table(create_sqls)
         return ""
 
     def _create_state_table(self, create_sqls: list[str], attempts: int = 3) -> bool:
@@ -166,15 +158,6 @@ class VulcanAdapter(SparkAdapter):
                     raise
                 time.sleep(0.5 * (attempt + 1))
         return False
-
-    @available
-    def vulcan_append_state(self, insert_sql: str) -> str:
-        """Append rows to the state log, serialized in this process: dbt threads share one
-        Spark session, and concurrent INSERTs into one parquet table collide on Hadoop's
-        shared `_temporary` directory."""
-        with _STATE_LOCK:
-            self.execute(insert_sql)
-        return ""
 
     @available
     def vulcan_python_batch_query(

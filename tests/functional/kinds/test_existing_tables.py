@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture, write_file
 
-from tests.functional.util import STATE, rows, run
+from tests.functional.util import STATE, model_message, rows, run
 
 # id, step, d, a, b, updated_at: b is always a * 100 + 0.5, so a value written into the other
 # column shows. Step 2 updates id 1 (to the day of step 2) and adds ids 4..6.
@@ -169,7 +169,7 @@ class TestConvertedFromTable:
         before = values(project, "tr_forward")
         state_rows = rows(project, f"select count(*) from {STATE}")
         result = step(1, "-s", "tr_forward", expect_pass=False)
-        message = str(result.results[0].message)
+        message = model_message(result)
         assert "tr_forward" in message and "forward_only is true" in message
         assert "--full-refresh" in message
         assert values(project, "tr_forward") == before

@@ -1,8 +1,8 @@
-"""Concurrency: `--threads 4` over several multi-batch time-range models in one invocation
-(every target), and two dbt processes at once, each with `--threads 4`, over different
-models that share one state table which neither has created yet (thrift: processes of the
-embedded session cannot share its Derby metastore). No state row is lost, every table is
-correct."""
+"""Concurrency: `--threads 8` over eight multi-batch time-range models, three runs (every
+target, both modes, the state in the target's format), and two dbt processes at once, each
+with `--threads 4`, over different models that share one state table which neither has
+created yet (thrift: processes of the embedded session cannot share its Derby metastore). No
+state row is lost, every table is correct."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from tests.functional.reliability.helpers import (
     ts,
 )
 from tests.functional.reliability.test_crash import COLUMNS, DAYS, EXEC, expected_rows, model
-from tests.functional.util import STATE, rows, run, state_rows, table_rows
+from tests.functional.util import rows, run, state_rows, table_rows
 
 SEED = 4242
 PER_PROCESS = 3
@@ -81,33 +81,54 @@ class TestTwoProcessesFourThreads:
 
 
 @pytest.mark.skip_profile("thrift", reason="two processes of 4 threads run there instead")
-class TestFourThreadsOneInvocation:
-    MODELS = 6
+class TestEightThreadsSeveralRuns:
+    """Eight models, `--threads 8`, three runs, on the default state settings of the target
+    (the state table is the profile's format: parquet, Delta or Iceberg), in both modes. The
+    state table is new: the first run creates it (the package's on-run-start hook, before the
+    threads start). Every processed interval is recorded exactly once."""
+
+    MODELS = 8
+    RUNS = 3
 
     @pytest.fixture(scope="class")
     def models(self) -> dict[str, str]:
         return {f"t_{i}.sql": model() for i in range(self.MODELS)}
 
-    def test_four_threads_lose_no_state_row(self, project: Any, table_format: str) -> None:
-        events = random_events(SEED + 1, DAYS, per_day=(0, 6))
+    def test_every_interval_recorded_once(self, project: Any, table_format: str) -> None:
+        days = DAYS + self.RUNS - 1
+        events = random_events(SEED + 1, days, per_day=(0, 6))
         create_events(project, "events", events, table_format)
-        expected = expected_rows(events)
-        batches = DAYS // 2
-        result = run("run", "--threads", "4", vars=EXEC)
-        assert len(result.results) == self.MODELS
+        state_schema = f"{project.test_schema}_state"
+        state = f"{state_schema}.vulcan_intervals"
         schema = project.test_schema.lower()
-        for i in range(self.MODELS):
-            log = state_rows(project, f"t_{i}")
-            assert len(log) == batches, log
-            assert replay_checked(log) == [(ts(day(0)), ts(day(DAYS)))]
-            assert table_rows(project, f"t_{i}", COLUMNS) == expected
         names = ", ".join(f"'{schema}.t_{i}'" for i in range(self.MODELS))
-        where = f"where relation in ({names})"
-        counted = rows(
-            project,
-            f"select count(*), count(distinct relation, interval_start) from {STATE} {where}",
-        )
-        assert counted == [(self.MODELS * batches, self.MODELS * batches)]
-        # a second run at the same execution time has nothing to do and records nothing
-        run("run", "--threads", "4", vars=EXEC)
-        assert rows(project, f"select count(*) from {STATE} {where}") == [(self.MODELS * batches,)]
+        try:
+            for k in range(self.RUNS):
+                # the first run backfills DAYS days in DAYS // 2 batches, each later one a day
+                run_vars = {
+                    "vulcan_execution_time": day(DAYS + k).isoformat(),
+                    "vulcan_state_schema": state_schema,
+                }
+                result = run("run", "--threads", "8", vars=run_vars)
+                statuses = [r.status for r in result.results if r.node.resource_type == "model"]
+                assert statuses == ["success"] * self.MODELS
+                per_model = DAYS // 2 + k
+                for i in range(self.MODELS):
+                    log = state_rows(project, f"t_{i}", state)
+                    assert len(log) == per_model, log
+                    assert replay_checked(log) == [(ts(day(0)), ts(day(DAYS + k)))]
+                    assert table_rows(project, f"t_{i}", COLUMNS) == expected_rows(events, DAYS + k)
+                # a state row is identified by its model, invocation, statement time and
+                # position in the statement: none lost, none doubled
+                counted = rows(
+                    project,
+                    "select count(*), count(distinct relation, invocation_id, recorded_at, seq) "
+                    f"from {state} where relation in ({names})",
+                )
+                assert counted == [(self.MODELS * per_model, self.MODELS * per_model)]
+            # a run at the same execution time has nothing to do and records nothing
+            run("run", "--threads", "8", vars=run_vars)
+            total = self.MODELS * (DAYS // 2 + self.RUNS - 1)
+            assert rows(project, f"select count(*) from {state}") == [(total,)]
+        finally:
+            project.run_sql(f"drop schema if exists {state_schema} cascade")

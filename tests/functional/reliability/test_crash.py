@@ -193,7 +193,11 @@ KILL_POINTS = {
     # the k-th batch's data write has been sent (the crash lands before or during it)
     "data_write": (r"^\s*insert (into|overwrite table) \S+\.{name}\b", 1.5),
     # the k-th batch's interval append has been sent (the data is committed)
-    "state_append": (r"^\s*insert into vulcan_state\.vulcan_intervals values .*\.{name}'", 0.8),
+    # (Delta/Iceberg: `insert into <state> values (...)`; parquet: `... from values (...)`)
+    "state_append": (
+        r"^\s*(insert into vulcan_state\.vulcan_intervals values|from values) .*\.{name}'",
+        0.8,
+    ),
     # the k-th batch is done and logged
     "batch_done": (r"\[{k}/\d+\] \S+\.{name} \[insert", 0.5),
 }
@@ -365,6 +369,8 @@ class TestExceptionInBatch:
         expected = expected_rows(events)
         result = run("run", "--threads", "2", vars={**EXEC, "fail": "yes"}, expect_pass=False)
         for res in result.results:
+            if res.node.resource_type != "model":
+                continue  # the package's on-run-start hook
             assert res.status == "error"
             assert "injected failure on" in str(res.message)
             name = res.node.name

@@ -26,6 +26,7 @@
     {%- endif %}
     order by relation, at, seq, case row_type when 'processed' then 1 when 'removed' then 2 else 3 end, s, e
   {%- endset -%}
+  {% do dbt_vulcan.vulcan_refresh_state() %}
   {%- for r in run_query(sql) -%}
     {%- set key = r[0] | string -%}
     {%- if key not in by_key -%}{%- do by_key.update({key: []}) -%}{%- endif -%}

@@ -1,7 +1,7 @@
 {#- dbt run-operation vulcan_compact: rewrites the state log as its minimal equivalent (one
     processed row per contiguous range). Replay gives the same intervals before and after.
-    The log is read once and compacted here (_vulcan_op_compact); the compacted rows are staged
-    in a table first; run it when no dbt run is writing state. -#}
+    The log is read once and compacted here (_vulcan_op_compact); run it when no dbt run is
+    writing state. -#}
 {% macro vulcan_compact() %}
   {{ return(adapter.dispatch('vulcan_compact', 'dbt_vulcan')()) }}
 {% endmacro %}
@@ -9,19 +9,41 @@
 {% macro default__vulcan_compact() %}
   {% do dbt_vulcan.vulcan_create_state_table() %}
   {%- set state = dbt_vulcan.vulcan_state_relation() -%}
-  {%- set stage = state.incorporate(path={'identifier': state.identifier ~ '__compact'}) -%}
+  {%- set file_format = dbt_vulcan.vulcan_state_file_format() -%}
+  {#- parquet: the appends (partitions) the compacted rows replace, listed before the log is
+      read, so that an append made meanwhile is kept -#}
+  {%- set appends = run_query('select distinct relation, append_id from ' ~ state).rows if file_format == 'parquet' else [] -%}
   {%- set by_key = dbt_vulcan._vulcan_op_read_log() -%}
   {%- set before = by_key.values() | map('length') | sum -%}
   {%- set rows = dbt_vulcan._vulcan_op_compact(by_key) -%}
-  {%- set drop_stage = 'drop table if exists ' ~ stage ~ (' purge' if dbt_vulcan.vulcan_state_file_format() == 'iceberg' else '') -%}
-  {% do run_query(drop_stage) %}
-  {%- for statement in dbt_vulcan.vulcan_create_state_table_sql(stage) -%}
-    {% do run_query(statement) %}
-  {%- endfor -%}
-  {%- if rows -%}
-    {% do run_query('insert into ' ~ stage ~ ' values ' ~ dbt_vulcan._vulcan_op_values_sql(rows)) %}
+  {%- if file_format == 'parquet' -%}
+    {#- the compacted rows are one new append; then the old ones are dropped. Stopped between
+        the two, the log holds both, which replays to the same intervals -#}
+    {%- if rows -%}
+      {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan._vulcan_op_values_sql(rows)) %}
+    {%- endif -%}
+    {%- set q = dbt_vulcan.vulcan_sql_string -%}
+    {%- for chunk in appends | batch(500) -%}
+      {%- set specs = [] -%}
+      {%- for r in chunk -%}
+        {%- do specs.append('partition (relation = ' ~ q(r[0]) ~ ', append_id = ' ~ q(r[1]) ~ ')') -%}
+      {%- endfor -%}
+      {% do run_query('alter table ' ~ state ~ ' drop if exists ' ~ specs | join(', ')) %}
+    {%- endfor -%}
+  {%- else -%}
+    {#- Delta and Iceberg: staged, then swapped in by one overwrite (`create table .. like`
+        would not keep their format) -#}
+    {%- set stage = state.incorporate(path={'identifier': state.identifier ~ '__compact'}) -%}
+    {%- set drop_stage = 'drop table if exists ' ~ stage ~ (' purge' if file_format == 'iceberg' else '') -%}
+    {% do run_query(drop_stage) %}
+    {%- for statement in dbt_vulcan.vulcan_create_state_table_sql(stage) -%}
+      {% do run_query(statement) %}
+    {%- endfor -%}
+    {%- if rows -%}
+      {% do run_query('insert into ' ~ stage ~ ' values ' ~ dbt_vulcan._vulcan_op_values_sql(rows)) %}
+    {%- endif -%}
+    {% do run_query('insert overwrite table ' ~ state ~ ' select * from ' ~ stage) %}
+    {% do run_query(drop_stage) %}
   {%- endif -%}
-  {% do run_query('insert overwrite table ' ~ state ~ ' select * from ' ~ stage) %}
-  {% do run_query(drop_stage) %}
   {{ print('Compacted the state log: ' ~ before ~ ' rows -> ' ~ rows | length ~ ' rows') }}
 {% endmacro %}

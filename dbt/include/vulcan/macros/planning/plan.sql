@@ -25,6 +25,7 @@
   {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
   {%- set state = dbt_vulcan.vulcan_state_relation() -%}
   {% do dbt_vulcan.vulcan_create_state_table() %}
+  {% do dbt_vulcan.vulcan_refresh_state() %}
   {%- set key = dbt_vulcan.vulcan_relation_key(relation) -%}
   {%- set batches = [] -%}
   {%- set found = {'rebuild': rebuild} -%}

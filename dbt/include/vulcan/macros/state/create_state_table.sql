@@ -1,7 +1,24 @@
+{#- The package's on-run-start hook (dbt_project.yml): in a run, build or retry that runs a
+    model of one of the kinds, the state table is created (when missing) once, before dbt's
+    threads start, which would otherwise race to create it. It renders no SQL. -#}
+{% macro vulcan_on_run_start() %}
+  {%- if execute and flags.WHICH in ('run', 'build', 'retry') -%}
+    {%- set kinds = dbt_vulcan.vulcan_kinds() -%}
+    {%- for unique_id in selected_resources -%}
+      {%- set node = graph.nodes.get(unique_id) -%}
+      {%- if node and node.resource_type == 'model' and node.config.materialized in kinds -%}
+        {% do dbt_vulcan.vulcan_create_state_table() %}
+        {{ return('') }}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return('') }}
+{% endmacro %}
+
 {#- The state table, created when missing: called before the state is read (a model's plan,
-    every run-operation). dbt's relation cache answers after the first look: the first call of
-    an invocation lists the state schema (one statement), or creates the table, and puts it in
-    the cache, so later models issue nothing. -#}
+    every run-operation). dbt's relation cache answers after the first look: the hook above (or
+    the first call of an invocation) lists the state schema (one statement), or creates the
+    table, and puts it in the cache, so models issue nothing. -#}
 
 {% macro vulcan_create_state_table() %}
   {{ return(adapter.dispatch('vulcan_create_state_table', 'dbt_vulcan')()) }}
@@ -11,10 +28,12 @@
   {%- if execute -%}
     {%- set state = dbt_vulcan.vulcan_state_relation() -%}
     {%- do dbt_vulcan.vulcan_state_file_format() -%}  {#- a bad value is refused even when the table exists -#}
-    {%- if adapter.get_relation(state.database, state.schema, state.identifier) is none -%}
+    {%- set found = adapter.get_relation(state.database, state.schema, state.identifier) -%}
+    {%- if found is none -%}
       {% do dbt_vulcan._vulcan_run_create_state_table(dbt_vulcan.vulcan_create_state_table_sql()) %}
-      {% do adapter.cache_added(state) %}
     {%- endif -%}
+    {#- cached either way: dbt lists a schema it has not cached on every lookup -#}
+    {% do adapter.cache_added(found or state) %}
   {%- endif -%}
   {{ return('') }}
 {% endmacro %}
@@ -34,8 +53,14 @@
   {% do adapter.vulcan_create_state_table(sqls) %}
 {% endmacro %}
 
-{#- The statements that create the state table, or `relation` with the same columns and format
-    (vulcan_compact's stage: `create table .. like` would not keep an Iceberg or Delta format). -#}
+{#- The statements that create the state table, or `relation` with the same columns and format.
+    A parquet log is partitioned by (relation, append_id): every append is its own partition,
+    written by dynamic partition overwrite, whose files are staged in a directory of their own
+    (`.spark-staging-<job>`), so concurrent appends (dbt threads, other dbt processes) never
+    share Hadoop's `_temporary` directory; a partition is never written again, so no session
+    can hold a stale listing of it; and a model's plan reads only its own partitions. Delta and
+    Iceberg commit concurrent appends themselves (Iceberg by retrying a commit that lost a
+    race): one unpartitioned table. -#}
 {% macro vulcan_create_state_table_sql(relation=none) %}
   {{ return(adapter.dispatch('vulcan_create_state_table_sql', 'dbt_vulcan')(relation)) }}
 {% endmacro %}
@@ -43,22 +68,24 @@
 {% macro default__vulcan_create_state_table_sql(relation=none) %}
   {%- set state = relation if relation is not none else dbt_vulcan.vulcan_state_relation() -%}
   {%- set file_format = dbt_vulcan.vulcan_state_file_format() -%}
+  {%- set columns = dbt_vulcan.vulcan_state_columns(file_format) -%}
   {%- set create_schema -%}
     create schema if not exists {{ state.schema }}
   {%- endset -%}
   {%- set create_table -%}
     create table if not exists {{ state }} (
-      relation string,
-      model_id string,
-      interval_start string,
-      interval_end string,
-      row_type string,
-      fingerprint string,
-      invocation_id string,
-      recorded_at string,
-      seq int,
-      details string
+      {% for name, type in columns -%}
+      {{ name }} {{ type }}{{ ',' if not loop.last }}
+      {% endfor -%}
     ) using {{ file_format }}
+    {%- if file_format == 'parquet' %}
+    partitioned by (relation, append_id)
+    options (partitionOverwriteMode 'dynamic')
+    {#- Iceberg: an append that lost a commit race retries on the new snapshot; 8 threads
+        appending at once outlast its default 4 retries #}
+    {%- elif file_format == 'iceberg' %}
+    tblproperties ('commit.retry.num-retries' = '30')
+    {%- endif %}
   {%- endset -%}
   {{ return([create_schema, create_table]) }}
 {% endmacro %}

@@ -15,11 +15,48 @@
 {% endmacro %}
 
 {#- The table format of the state table: var `vulcan_state_file_format`, else the profile's
-    `state_file_format`, else parquet. -#}
+    `state_file_format`, else the target's default (vulcan_default_state_file_format). -#}
 {% macro vulcan_state_file_format() %}
-  {%- set file_format = var('vulcan_state_file_format', target.state_file_format or 'parquet') -%}
+  {%- set file_format = var('vulcan_state_file_format', target.state_file_format or dbt_vulcan.vulcan_default_state_file_format()) -%}
   {%- if file_format not in ('parquet', 'delta', 'iceberg') -%}
     {{ exceptions.raise_compiler_error('vulcan_state_file_format / state_file_format: ' ~ (file_format | string | tojson) ~ ' is not one of: parquet, delta, iceberg') }}
   {%- endif -%}
   {{ return(file_format) }}
+{% endmacro %}
+
+{#- Parquet on Spark (every Spark has it); Delta on Databricks, its default table format (a Unity
+    Catalog managed table is Delta). -#}
+{% macro vulcan_default_state_file_format() %}
+  {{ return(adapter.dispatch('vulcan_default_state_file_format', 'dbt_vulcan')()) }}
+{% endmacro %}
+
+{% macro default__vulcan_default_state_file_format() %}{{ return('parquet') }}{% endmacro %}
+
+{% macro databricks__vulcan_default_state_file_format() %}{{ return('delta') }}{% endmacro %}
+
+{#- The log's row, [(name, type)]: what vulcan_state_values writes, in its order. -#}
+{% macro _vulcan_state_row() %}
+  {{ return([
+    ('relation', 'string'), ('model_id', 'string'), ('interval_start', 'string'),
+    ('interval_end', 'string'), ('row_type', 'string'), ('fingerprint', 'string'),
+    ('invocation_id', 'string'), ('recorded_at', 'string'), ('seq', 'int'), ('details', 'string'),
+  ]) }}
+{% endmacro %}
+
+{#- The state table's columns in table order: the row, and on parquet the partition columns
+    last (relation, then the append's own id; create_state_table.sql). -#}
+{% macro vulcan_state_columns(file_format) %}
+  {%- set row = dbt_vulcan._vulcan_state_row() -%}
+  {%- if file_format != 'parquet' -%}{{ return(row) }}{%- endif -%}
+  {{ return(row[1:] + [('relation', 'string'), ('append_id', 'string')]) }}
+{% endmacro %}
+
+{#- Before a read of the log: what another Spark session appended must be seen. Parquet (each
+    append a new partition, listed from the metastore on every read) and Delta (its log read on
+    every query) are never stale; Iceberg's catalog caches a table's snapshot per session (30 s
+    by default), so its entry is dropped first. -#}
+{% macro vulcan_refresh_state() %}
+  {%- if dbt_vulcan.vulcan_state_file_format() == 'iceberg' -%}
+    {% do run_query('refresh table ' ~ dbt_vulcan.vulcan_state_relation()) %}
+  {%- endif -%}
 {% endmacro %}
