@@ -92,7 +92,8 @@ class TestEightThreadsSeveralRuns:
 
     @pytest.fixture(scope="class")
     def models(self) -> dict[str, str]:
-        return {f"t_{i}.sql": model() for i in range(self.MODELS)}
+        # the first run backfills in one batch: every run is eight appends at once
+        return {f"t_{i}.sql": model(batch=DAYS) for i in range(self.MODELS)}
 
     def test_every_interval_recorded_once(self, project: Any, table_format: str) -> None:
         days = DAYS + self.RUNS - 1
@@ -104,7 +105,7 @@ class TestEightThreadsSeveralRuns:
         names = ", ".join(f"'{schema}.t_{i}'" for i in range(self.MODELS))
         try:
             for k in range(self.RUNS):
-                # the first run backfills DAYS days in DAYS // 2 batches, each later one a day
+                # the first run backfills DAYS days, each later one a day
                 run_vars = {
                     "vulcan_execution_time": day(DAYS + k).isoformat(),
                     "vulcan_state_schema": state_schema,
@@ -112,7 +113,7 @@ class TestEightThreadsSeveralRuns:
                 result = run("run", "--threads", "8", vars=run_vars)
                 statuses = [r.status for r in result.results if r.node.resource_type == "model"]
                 assert statuses == ["success"] * self.MODELS
-                per_model = DAYS // 2 + k
+                per_model = 1 + k
                 for i in range(self.MODELS):
                     log = state_rows(project, f"t_{i}", state)
                     assert len(log) == per_model, log
@@ -128,7 +129,11 @@ class TestEightThreadsSeveralRuns:
                 assert counted == [(self.MODELS * per_model, self.MODELS * per_model)]
             # a run at the same execution time has nothing to do and records nothing
             run("run", "--threads", "8", vars=run_vars)
-            total = self.MODELS * (DAYS // 2 + self.RUNS - 1)
+            total = self.MODELS * self.RUNS
             assert rows(project, f"select count(*) from {state}") == [(total,)]
+            # the log's table format follows the target's
+            props = rows(project, f"describe extended {state}")
+            provider = [r[1] for r in props if str(r[0]).strip().lower() == "provider"]
+            assert provider == [table_format]
         finally:
             project.run_sql(f"drop schema if exists {state_schema} cascade")
