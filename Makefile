@@ -78,14 +78,17 @@ THRIFT_TESTS := \
 	tests/functional/test_connection.py tests/functional/reliability
 
 # package mode (stock type: spark + the package) on the same server: a query's column types
-# come back as type codes over thrift, which the kinds' own schema read must not trip on
+# come back as type codes over thrift, which the kinds' own schema read must not trip on; the
+# kill -9 trials and two dbt processes at once, as in adapter mode
 THRIFT_PACKAGE_TESTS := \
 	$(KINDS)/test_time_range.py::TestTimeRangeLifecycle::test_incremental_run_issues_one_write_and_one_state_append \
 	$(KINDS)/test_unique_key.py::TestBatched::test_batches_upsert_in_order_and_are_recorded \
 	$(KINDS)/test_partition.py::TestPartition::test_replaces_present_keys_keeps_absent_inserts_new \
 	$(KINDS)/test_scd2.py::TestMenuByColumn \
 	tests/functional/test_operations.py::TestOperations::test_plan_predicts_the_next_run \
-	tests/functional/test_state_log.py::TestStateLog::test_new_invocation_reads_back_what_was_recorded
+	tests/functional/test_state_log.py::TestStateLog::test_new_invocation_reads_back_what_was_recorded \
+	tests/functional/reliability/test_crash.py::TestKilledBackfill \
+	tests/functional/reliability/test_concurrency.py::TestTwoProcessesFourThreads
 
 thrift: setup
 	bash scripts/spark_server.sh run -- sh -c '$(PYTEST) $(THRIFT_TESTS) -q --durations=$(DURATIONS) --profile thrift \
