@@ -138,8 +138,8 @@ class VulcanAdapter(SparkAdapter):
 
     @available
     def vulcan_create_state_table(self, create_sqls: list[str]) -> str:
-        """Create the state table (the package's on-run-start hook creates it before dbt's
-        threads start), retrying a CREATE that lost a race with another dbt process."""
+        """Create the state table, retrying a CREATE that lost a race with another dbt thread
+        or process."""
         self._create_state_table(create_sqls)
         return ""
 

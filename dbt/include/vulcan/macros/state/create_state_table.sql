@@ -1,6 +1,7 @@
-{#- The package's on-run-start hook (dbt_project.yml): in a run, build or retry that runs a
-    model of one of the kinds, the state table is created (when missing) once, before dbt's
-    threads start, which would otherwise race to create it. It renders no SQL. -#}
+{#- A hook for the project's on-run-start (README, package mode): in a run, build or retry that
+    runs a model of one of the kinds, the state table is created (when missing) once, before
+    dbt's threads start, which would otherwise race to create it. It renders no SQL. (Not the
+    package's own hook: dbt would list it as a node of every invocation.) -#}
 {% macro vulcan_on_run_start() %}
   {%- if execute and flags.WHICH in ('run', 'build', 'retry') -%}
     {%- set kinds = dbt_vulcan.vulcan_kinds() -%}
