@@ -59,9 +59,13 @@
     written by dynamic partition overwrite, whose files are staged in a directory of their own
     (`.spark-staging-<job>`), so concurrent appends (dbt threads, other dbt processes) never
     share Hadoop's `_temporary` directory; a partition is never written again, so no session
-    can hold a stale listing of it; and a model's plan reads only its own partitions. Delta and
-    Iceberg commit concurrent appends themselves (Iceberg by retrying a commit that lost a
-    race): one unpartitioned table. -#}
+    can hold a stale listing of it; and a model's plan reads only its own partitions. It is
+    declared in Hive's DDL (`stored as parquet`): the metastore creates such a table if not
+    exists atomically, so threads or processes that race to create it all succeed (Spark's
+    `using parquet` checks, then creates, and the loser fails); Spark reads and writes it with
+    its own parquet source, a partitioned insert overwriting dynamically (Hive's semantics).
+    Delta and Iceberg commit concurrent appends themselves (Iceberg by retrying a commit that
+    lost a race): one unpartitioned table. -#}
 {% macro vulcan_create_state_table_sql(relation=none) %}
   {{ return(adapter.dispatch('vulcan_create_state_table_sql', 'dbt_vulcan')(relation)) }}
 {% endmacro %}
@@ -70,21 +74,25 @@
   {%- set state = relation if relation is not none else dbt_vulcan.vulcan_state_relation() -%}
   {%- set file_format = dbt_vulcan.vulcan_state_file_format() -%}
   {%- set columns = dbt_vulcan.vulcan_state_columns(file_format) -%}
+  {%- set partition_columns = ['relation', 'append_id'] if file_format == 'parquet' else [] -%}
   {%- set create_schema -%}
     create schema if not exists {{ state.schema }}
   {%- endset -%}
   {%- set create_table -%}
     create table if not exists {{ state }} (
-      {% for name, type in columns -%}
+      {% for name, type in columns if name not in partition_columns -%}
       {{ name }} {{ type }}{{ ',' if not loop.last }}
       {% endfor -%}
-    ) using {{ file_format }}
+    )
     {%- if file_format == 'parquet' %}
-    partitioned by (relation, append_id)
-    options (partitionOverwriteMode 'dynamic')
+    partitioned by ({% for name, type in columns if name in partition_columns %}{{ name }} {{ type }}{{ ', ' if not loop.last }}{% endfor %})
+    stored as parquet
+    {%- else %}
+    using {{ file_format }}
+    {%- endif %}
     {#- Iceberg: an append that lost a commit race retries on the new snapshot; 8 threads
         appending at once outlast its default 4 retries #}
-    {%- elif file_format == 'iceberg' %}
+    {%- if file_format == 'iceberg' %}
     tblproperties ('commit.retry.num-retries' = '30')
     {%- endif %}
   {%- endset -%}
