@@ -5,7 +5,7 @@ PYTEST := $(PY) -m pytest
 DURATIONS ?= 10
 
 .PHONY: setup example test lint unit functional functional-parquet functional-delta \
-	functional-iceberg functional-package integration integration-parquet integration-package integration-delta thrift test-lane-1 \
+	functional-iceberg functional-package integration integration-parquet integration-package integration-delta thrift databricks test-lane-1 \
 	test-lane-2 bench bench-quick bench-thrift bench-thrift-quick bench-warm bench-warm-quick
 
 setup:
@@ -94,6 +94,16 @@ thrift: setup
 	bash scripts/spark_server.sh run -- sh -c '$(PYTEST) $(THRIFT_TESTS) -q --durations=$(DURATIONS) --profile thrift \
 		&& $(PYTEST) $(THRIFT_PACKAGE_TESTS) -q --durations=$(DURATIONS) --profile thrift --mode package'
 
+# type: databricks for real: stock dbt-databricks with the package (.venv-databricks) against
+# the Databricks-protocol test server (scripts/spark_server.sh with VULCAN_THRIFT_TRANSPORT=http:
+# the Spark Thrift Server over HTTP, Delta; the connector's test-only shim tests/databricks_shim).
+# The example project built twice (the second build runs every model incrementally), then
+# package mode's functional suite (PACKAGE_TESTS), on the adapter's default format (Delta).
+DATABRICKS_PY := .venv-databricks/bin/python
+databricks: setup
+	VULCAN_THRIFT_TRANSPORT=http bash scripts/spark_server.sh run -- sh -c 'bash integration_project/run.sh databricks 2 package \
+		&& PYTHONPATH=tests/databricks_shim $(DATABRICKS_PY) -m pytest $(PACKAGE_TESTS) -q --durations=$(DURATIONS) \
+		--profile databricks --mode package'
 # The example project from a clean warehouse: every seed, model and equality test; on parquet
 # built twice in a row (the second build runs every model incrementally), once on Delta.
 integration: integration-parquet integration-delta

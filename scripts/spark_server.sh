@@ -11,6 +11,9 @@
 #   scripts/spark_server.sh stop DIR           stop what `start DIR` started
 #
 # Ports are picked free at start (the machine may run other Sparks). Settings: env
+# VULCAN_THRIFT_TRANSPORT (binary, or http: the Databricks-protocol test target, HiveServer2
+# over HTTP at path /cliservice with authentication NONE, reporting a Databricks runtime
+# version through `spark.databricks.clusterUsageTags.sparkVersion`; tests/databricks_shim),
 # VULCAN_THRIFT_WORKER_MEMORY (2g), VULCAN_THRIFT_EXECUTOR_MEMORY (1g),
 # VULCAN_THRIFT_DRIVER_MEMORY (1g), VULCAN_THRIFT_CORES (2), VULCAN_THRIFT_START_TIMEOUT (240 s),
 # VULCAN_THRIFT_KEEP (1: keep DIR after `run`).
@@ -108,6 +111,19 @@ spark.sql.extensions                  io.delta.sql.DeltaSparkSessionExtension
 spark.sql.catalog.spark_catalog       org.apache.spark.sql.delta.catalog.DeltaCatalog
 spark.databricks.delta.snapshotPartitions  2
 EOF
+  local transport=${VULCAN_THRIFT_TRANSPORT:-binary}
+  local transport_conf=(--hiveconf hive.server2.thrift.port="$thrift_port")
+  case "$transport" in
+    binary) ;;
+    http)
+      # dbt-databricks reads the runtime version (`SET ...sparkVersion`) to choose its SQL: an
+      # LTS runtime whose features Apache Spark 4.0 has
+      echo "spark.databricks.clusterUsageTags.sparkVersion  15.4.x-scala2.12" >>"$dir/conf/spark-defaults.conf"
+      transport_conf=(--hiveconf hive.server2.transport.mode=http
+        --hiveconf hive.server2.thrift.http.port="$thrift_port"
+        --hiveconf hive.server2.thrift.http.path=cliservice) ;;
+    *) echo "spark_server: VULCAN_THRIFT_TRANSPORT is binary or http, not '$transport'" >&2; exit 2 ;;
+  esac
   export SPARK_HOME=$home SPARK_CONF_DIR=$dir/conf SPARK_LOCAL_IP=127.0.0.1
   export SPARK_DAEMON_JAVA_OPTS="-Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp"
 
@@ -126,14 +142,14 @@ EOF
     --class org.apache.spark.sql.hive.thriftserver.HiveThriftServer2 \
     --name vulcan-thrift-server \
     --hiveconf hive.server2.thrift.bind.host=127.0.0.1 \
-    --hiveconf hive.server2.thrift.port="$thrift_port" \
+    "${transport_conf[@]}" \
     --hiveconf hive.server2.authentication=NONE \
     --hiveconf hive.server2.enable.doAs=false \
     spark-internal
   wait_for "$dir" "$dir/thriftserver.pid" "$thrift_port" "the Thrift server"
-  printf 'VULCAN_THRIFT_HOST=127.0.0.1\nVULCAN_THRIFT_PORT=%s\nVULCAN_THRIFT_DIR=%s\n' \
-    "$thrift_port" "$dir" >"$dir/env"
-  echo "spark_server: Thrift server on 127.0.0.1:$thrift_port (master :$master_port), dir $dir" >&2
+  printf 'VULCAN_THRIFT_HOST=127.0.0.1\nVULCAN_THRIFT_PORT=%s\nVULCAN_THRIFT_DIR=%s\nVULCAN_THRIFT_TRANSPORT=%s\n' \
+    "$thrift_port" "$dir" "$transport" >"$dir/env"
+  echo "spark_server: Thrift server ($transport) on 127.0.0.1:$thrift_port (master :$master_port), dir $dir" >&2
   echo "$dir/env"
 }
 

@@ -1,7 +1,10 @@
 """Test targets: `--profile parquet|delta|iceberg` (default parquet) picks the table format of
 the embedded SparkSession that every functional test of this pytest process shares.
 `--profile thrift` runs against the Spark Thrift Server of scripts/spark_server.sh (Delta
-tables; markers naming `delta` apply to it too)."""
+tables; markers naming `delta` apply to it too). `--profile databricks` (package mode only, run
+with .venv-databricks' Python) is stock dbt-databricks against the same server over HTTP, the
+Databricks protocol (tests/databricks_shim); no file format is set there, the adapter's default
+(Delta) is used, and markers naming `delta` apply to it too."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from dbt.tests.util import write_file
 
 from tests.spark_targets import (
     FORMATS,
+    databricks_target,
     file_format,
     server_side_parameters,
     thrift_run_sql_for_tests,
@@ -82,6 +86,14 @@ def table_format(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="session")
 def dbt_profile_target(request: pytest.FixtureRequest, table_format: str) -> dict[str, Any]:
     package_mode = request.config.getoption("--mode") == "package"
+    if request.config.getoption("--profile") == "databricks":
+        if not package_mode:
+            raise pytest.UsageError("--profile databricks runs the package: add --mode package")
+        import sitecustomize  # the connector's shim (tests/databricks_shim on PYTHONPATH)
+
+        if not hasattr(sitecustomize, "spark_sql"):
+            raise pytest.UsageError("--profile databricks: put tests/databricks_shim on PYTHONPATH")
+        return databricks_target()
     if request.config.getoption("--profile") == "thrift":
         from dbt.adapters.spark.impl import SparkAdapter
 
@@ -139,7 +151,9 @@ def dbt_project_yml(
         "profile": "test",
         "flags": {"send_anonymous_usage_stats": False},
     }
-    defaults = {"+file_format": table_format}
+    # databricks: the adapter's default format (Delta), as its users get it
+    databricks = request.config.getoption("--profile") == "databricks"
+    defaults = {} if databricks else {"+file_format": table_format}
     for section in ("models", "seeds", "snapshots"):
         config[section] = dict(defaults)
     if project_config_update:
@@ -153,7 +167,7 @@ def dbt_project_yml(
                 config[key] = {**config[key], **value}
             else:
                 config[key] = value
-    if request.config.getoption("--mode") == "package":
+    if request.config.getoption("--mode") == "package" and not databricks:
         # stock dbt-spark has no profile field for it: the var sets the state table's format
         config["vars"] = {"vulcan_state_file_format": table_format, **config.get("vars", {})}
     write_file(yaml.safe_dump(config), project_root, "dbt_project.yml")

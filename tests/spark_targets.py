@@ -10,15 +10,16 @@ Delta, so it also matches the `delta` profile markers.
 
 from __future__ import annotations
 
+import base64
 import os
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-FORMATS = ("parquet", "delta", "iceberg", "thrift")
+FORMATS = ("parquet", "delta", "iceberg", "thrift", "databricks")
 # the table format of a target that is not named after its format
-TARGET_FORMAT = {"thrift": "delta"}
+TARGET_FORMAT = {"thrift": "delta", "databricks": "delta"}
 
 
 def jars(fmt: str) -> list[str]:
@@ -101,6 +102,32 @@ def thrift_target(threads: int = 1, **extra: Any) -> dict[str, Any]:
         "connect_timeout": 5,
         "state_file_format": file_format("thrift"),
         **extra,
+    }
+
+
+def databricks_target(threads: int = 1) -> dict[str, Any]:
+    """A stock `type: databricks` profile target (dbt-databricks, its Hive-metastore path) for
+    the Databricks-protocol server of `VULCAN_THRIFT_TRANSPORT=http scripts/spark_server.sh`,
+    through the connector's test-only shim (tests/databricks_shim, on PYTHONPATH). The
+    http_path is a cluster's, so dbt-databricks reads the runtime version the server reports;
+    the connection goes to `_connection_uri`. The server takes a token that is base64 of
+    user:password."""
+    port = os.environ.get("VULCAN_THRIFT_PORT")
+    if not port or os.environ.get("VULCAN_THRIFT_TRANSPORT") != "http":
+        raise RuntimeError(
+            "the databricks target needs the Spark Thrift Server over HTTP: run the tests "
+            "through `VULCAN_THRIFT_TRANSPORT=http bash scripts/spark_server.sh run -- <pytest "
+            "command>` (or `make databricks`)"
+        )
+    host = os.environ.get("VULCAN_THRIFT_HOST", "127.0.0.1")
+    return {
+        "type": "databricks",
+        "host": host,
+        "http_path": "sql/protocolv1/o/0/vulcan-test",
+        "token": base64.b64encode(b"dbt:dbt").decode(),
+        "catalog": "hive_metastore",
+        "threads": threads,
+        "connection_parameters": {"_connection_uri": f"http://{host}:{port}/cliservice"},
     }
 
 

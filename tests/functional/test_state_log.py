@@ -38,7 +38,9 @@ class TestStateLog:
         run("run", "-s", "m0", vars={"vulcan_execution_time": "2025-01-07"})
         assert processed_rows(project, "m0")[-1] == ("2025-01-05 00:00:00", "2025-01-07 00:00:00")
 
-    @pytest.mark.skip_profile("thrift", reason="opens a second session of the embedded Spark")
+    @pytest.mark.skip_profile(
+        "thrift", "databricks", reason="opens a second session of the embedded Spark"
+    )
     def test_a_plan_sees_what_another_session_appended(
         self, project: Any, table_format: str
     ) -> None:

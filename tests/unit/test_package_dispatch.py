@@ -1,8 +1,8 @@
 """The package on stock adapters: each kind's SQL rendered under dbt's dispatch order for
 `type: spark` (spark__, default__) and `type: databricks` (databricks__, spark__, default__),
 with an adapter that has none of the `vulcan` adapter's Python methods: any `vulcan__` variant
-or `adapter.vulcan_*` call on the run path would fail here. (No Databricks workspace is
-reachable from this project's CI: Databricks is tested as far as parsing and rendering go.)"""
+or `adapter.vulcan_*` call on the run path would fail here. (`make databricks` runs the
+package on stock dbt-databricks against a Databricks-protocol server.)"""
 
 from __future__ import annotations
 
@@ -222,6 +222,20 @@ def test_a_bad_unique_key_is_refused_in_package_mode(h: Harness) -> None:
         "  - when_matched clause 1 ('WHEN MATCHED THEN INSERT *'): the action must be UPDATE "
         "SET ... or DELETE"
     )
+
+
+@pytest.mark.parametrize(
+    ("adapter_type", "expected"), [("spark", "parquet"), ("databricks", "delta")]
+)
+def test_a_models_format_defaults_to_the_adapters_own(adapter_type: str, expected: str) -> None:
+    """No `file_format`: parquet on Spark, Delta on Databricks (dbt-databricks' default); a
+    model's own value wins on either."""
+    h = stock_harness(adapter_type, "select 1")
+    node = {"name": "t", "config": {"materialized": TR, "time_column": "d", "start": "2025-01-01"}}
+    assert h.call("vulcan_settings", node)["file_format"] == expected
+    assert h.call("vulcan_default_file_format") == expected
+    node["config"]["file_format"] = "iceberg"
+    assert h.call("vulcan_settings", node)["file_format"] == "iceberg"
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,7 @@ class ConfigKey:
     minimum: int | None = None
     value: Any = None
     value_by_kind: dict[str, Any] = field(default_factory=dict)
+    value_by_adapter: dict[str, Any] = field(default_factory=dict)
     checked_on: tuple[str, ...] = ()
     dbt_node_value: Any = None
 
@@ -105,6 +106,7 @@ def config_keys() -> tuple[ConfigKey, ...]:
                 minimum=row.get("min"),
                 value=row.get("value"),
                 value_by_kind=dict(row.get("value_by_kind", {})),
+                value_by_adapter=dict(row.get("value_by_adapter", {})),
                 checked_on=_kinds(row["checked_on"]) if "checked_on" in row else (),
                 dbt_node_value=row.get("dbt_node_value"),
             )

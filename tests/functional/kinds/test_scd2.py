@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import Any
 
 import pytest
-from dbt.tests.util import run_dbt_and_capture
+from dbt.tests.util import get_connection, run_dbt_and_capture
 
 from tests.functional.kinds import scd2_fixtures as fx
 from tests.functional.util import model_message, processed_rows, rows, run, table_rows
@@ -83,12 +83,10 @@ class TestMenuByTime:
         for name in ("time_hard", "time_soft", "time_back", "time_literal"):
             assert scd(project, name) == expected(fx.TIME_1), name
         # the table: the query's columns, then valid_from, valid_to
-        assert [
-            c.name
-            for c in project.adapter.get_columns_in_relation(
-                project.adapter.get_relation(None, project.test_schema, "time_hard")
-            )
-        ] == ["id", "name", "price", "updated_at", "valid_from", "valid_to"]
+        with get_connection(project.adapter):
+            found = project.adapter.get_relation(None, project.test_schema, "time_hard")
+            columns = [c.name for c in project.adapter.get_columns_in_relation(found)]
+        assert columns == ["id", "name", "price", "updated_at", "valid_from", "valid_to"]
         # updated_at_as_valid_from: the first load starts at updated_at, not 1970
         assert [r[4] for r in scd(project, "time_asvf")] == [ts("2020-01-01")] * 3
 

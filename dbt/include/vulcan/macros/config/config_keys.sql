@@ -19,7 +19,9 @@
     'time_column' (a name, [name, format] or {column:, format:}), 'when_matched', 'predicate'
     (a non-empty SQL text), 'audits' (a list), 'scd_columns' (names or '*'); a key without
     `check` is not read by the validator. `value`: the setting's normalized default (with
-    `value_by_kind`); a key with `value` is a setting of vulcan_settings(). `checked_on`: the
+    `value_by_kind`, and `value_by_adapter` where the dbt adapter's own default differs: a
+    model's and the state table's format on `type: databricks` is Delta, as dbt-databricks'
+    own); a key with `value` is a setting of vulcan_settings(). `checked_on`: the
     kinds the value is checked on when they differ from `kinds` (a key set on another kind is
     an error either way). `dbt_node_value`: the value dbt-core gives every node whether the user
     set it or not (microbatch's `lookback: 1`): read only when the user set it. -#}
@@ -60,7 +62,8 @@
   {{ return([
     {'name': 'file_format', 'kinds': 'all', 'dbt': true, 'section': 'every',
      'check': 'choice', 'allowed': ['parquet', 'delta', 'iceberg'], 'value': 'parquet',
-     'type': '`parquet` \\| `delta` \\| `iceberg`', 'default': '`parquet`',
+     'value_by_adapter': {'databricks': 'delta'},
+     'type': '`parquet` \\| `delta` \\| `iceberg`', 'default': '`parquet` (`delta` on `type: databricks`)',
      'meaning': 'the table format; chooses the write strategy'},
     {'name': 'partition_by', 'aliases': ['partitioned_by'], 'kinds': 'all', 'dbt': true, 'section': 'every',
      'check': 'partitions',

@@ -143,7 +143,8 @@
   {#- every setting starts at its default -#}
   {%- set s = {'model': model, 'kind': kind, 'time_format': none, 'partition_cols': []} -%}
   {%- for row in rows.values() if 'value' in row -%}
-    {%- do s.update({row.name: row.get('value_by_kind', {}).get(kind, row.value)}) -%}
+    {%- set value = row.get('value_by_adapter', {}).get(adapter.type(), row.value) -%}
+    {%- do s.update({row.name: row.get('value_by_kind', {}).get(kind, value)}) -%}
   {%- endfor -%}
   {%- do errors.extend(dbt_vulcan._vulcan_cfg_unknown_keys(kind, config, table)) -%}
   {%- for row in rows.values() if kind in row.get('required_by', []) -%}

@@ -15,24 +15,23 @@
 {% endmacro %}
 
 {#- The table format of the state table: var `vulcan_state_file_format`, else the profile's
-    `state_file_format`, else the target's default (vulcan_default_state_file_format). -#}
+    `state_file_format`, else the adapter's default (vulcan_default_file_format). -#}
 {% macro vulcan_state_file_format() %}
-  {%- set file_format = var('vulcan_state_file_format', target.state_file_format or dbt_vulcan.vulcan_default_state_file_format()) -%}
+  {%- set file_format = var('vulcan_state_file_format', target.state_file_format or dbt_vulcan.vulcan_default_file_format()) -%}
   {%- if file_format not in ('parquet', 'delta', 'iceberg') -%}
     {{ exceptions.raise_compiler_error('vulcan_state_file_format / state_file_format: ' ~ (file_format | string | tojson) ~ ' is not one of: parquet, delta, iceberg') }}
   {%- endif -%}
   {{ return(file_format) }}
 {% endmacro %}
 
-{#- Parquet on Spark (every Spark has it); Delta on Databricks, its default table format (a Unity
-    Catalog managed table is Delta). -#}
-{% macro vulcan_default_state_file_format() %}
-  {{ return(adapter.dispatch('vulcan_default_state_file_format', 'dbt_vulcan')()) }}
+{#- The default table format of the target's adapter, for models and the state table alike:
+    the `file_format` key's declared default (config_keys.sql), parquet on Spark (every Spark
+    has it), Delta on Databricks (dbt-databricks' own default; a Unity Catalog managed table
+    is Delta). -#}
+{% macro vulcan_default_file_format() %}
+  {%- set row = dbt_vulcan.vulcan_config_keys() | selectattr('name', 'equalto', 'file_format') | first -%}
+  {{ return(row.get('value_by_adapter', {}).get(adapter.type(), row.value)) }}
 {% endmacro %}
-
-{% macro default__vulcan_default_state_file_format() %}{{ return('parquet') }}{% endmacro %}
-
-{% macro databricks__vulcan_default_state_file_format() %}{{ return('delta') }}{% endmacro %}
 
 {#- The log's row, [(name, type)]: what vulcan_state_values writes, in its order. -#}
 {% macro _vulcan_state_row() %}

@@ -29,11 +29,26 @@
     partitioned by ({{ cfg.partition_cols | join(', ') }})
     {%- endif %}
     {{ clustered_cols(label="clustered by") }}
-    {{ location_clause() }}
+    {{ dbt_vulcan.vulcan_location_clause() }}
     {{ comment_clause() }}
     {{ tblproperties_clause() }}
     as select * from (
       {{ sql }}
     ) as vulcan_schema where 1 = 0
   {%- endcall %}
+{% endmacro %}
+
+{#- The model's `location_root` clause, as the adapter defines it: dbt-spark's
+    `location_clause()` reads the model's config; dbt-databricks' takes the model's catalog
+    relation (`location_clause(relation)`). -#}
+{% macro vulcan_location_clause() %}
+  {{ return(adapter.dispatch('vulcan_location_clause', 'dbt_vulcan')()) }}
+{% endmacro %}
+
+{% macro default__vulcan_location_clause() %}
+  {{ return(location_clause()) }}
+{% endmacro %}
+
+{% macro databricks__vulcan_location_clause() %}
+  {{ return(location_clause(adapter.build_catalog_relation(config.model))) }}
 {% endmacro %}
