@@ -30,8 +30,14 @@ functional: functional-parquet functional-delta functional-iceberg
 functional-parquet: setup
 	$(PYTEST) tests/functional -q --durations=$(DURATIONS) --profile parquet
 
+# Delta in adapter mode: dbt's own suites on the adapter, the time-range and unique-key kinds
+# (REPLACE WHERE, MERGE), the SQLMesh oracles and contracts with Delta constraints. The other
+# kinds' Delta strategies run on the Thrift server in adapter mode (`make thrift`) and in
+# package mode's whole suite on `type: databricks` (`make databricks`): the same Jinja.
+DELTA_TESTS = tests/functional/adapter $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py \
+	$(KINDS)/test_sqlmesh_oracle.py tests/functional/test_contracts.py
 functional-delta: setup
-	$(PYTEST) tests/functional -q --durations=$(DURATIONS) --profile delta --ignore tests/functional/reliability
+	$(PYTEST) $(DELTA_TESTS) -q --durations=$(DURATIONS) --profile delta
 
 # Package mode: stock `type: spark` with only the dbt package installed (no Python of ours in
 # the run). Every kind, the planner, plan == run, the operations, the state log, the audits and
@@ -45,14 +51,12 @@ PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py $(KINDS)/te
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py $(KINDS)/test_existing_tables.py $(THREADS_TEST)
 
-# the write strategies of Delta and Iceberg in package mode: a reordered SELECT moves no value;
-# eight threads append to a Delta / Iceberg state table
+# the write strategies of Iceberg in package mode: a reordered SELECT moves no value; eight
+# threads append to an Iceberg state table (Delta: the whole suite runs in `make databricks`)
 THREADS_TEST = tests/functional/reliability/test_concurrency.py::TestEightThreadsSeveralRuns
 PACKAGE_FORMAT_TESTS = $(KINDS)/test_existing_tables.py::TestReorderedSelect $(THREADS_TEST)
-
 functional-package: setup
 	$(PYTEST) $(PACKAGE_TESTS) -q --durations=$(DURATIONS) --profile parquet --mode package
-	$(PYTEST) $(PACKAGE_FORMAT_TESTS) -q --durations=$(DURATIONS) --profile delta --mode package
 	$(PYTEST) $(PACKAGE_FORMAT_TESTS) -q --durations=$(DURATIONS) --profile iceberg --mode package
 
 functional-iceberg: setup
@@ -79,14 +83,10 @@ THRIFT_TESTS := \
 
 # package mode (stock type: spark + the package) on the same server: a query's column types
 # come back as type codes over thrift, which the kinds' own schema read must not trip on; the
-# kill -9 trials and two dbt processes at once, as in adapter mode
+# kill -9 trials and two dbt processes at once, as in adapter mode (every kind in package mode
+# on a server: `make databricks`)
 THRIFT_PACKAGE_TESTS := \
 	$(KINDS)/test_time_range.py::TestTimeRangeLifecycle::test_incremental_run_issues_one_write_and_one_state_append \
-	$(KINDS)/test_unique_key.py::TestBatched::test_batches_upsert_in_order_and_are_recorded \
-	$(KINDS)/test_partition.py::TestPartition::test_replaces_present_keys_keeps_absent_inserts_new \
-	$(KINDS)/test_scd2.py::TestMenuByColumn \
-	tests/functional/test_operations.py::TestOperations::test_plan_predicts_the_next_run \
-	tests/functional/test_state_log.py::TestStateLog::test_new_invocation_reads_back_what_was_recorded \
 	tests/functional/reliability/test_crash.py::TestKilledBackfill \
 	tests/functional/reliability/test_concurrency.py::TestTwoProcessesFourThreads
 
@@ -121,19 +121,17 @@ integration-package: setup
 
 # Everything CI runs, in two lanes of Spark processes at once: lint and unit tests first, then
 # parquet + Iceberg + the example project (twice, parquet; twice on stock type: spark with the
-# package) beside Delta + package mode's functional lane + the Thrift server, balanced to
-# about the same time with both lanes sharing 2 cores. The example project on Delta
-# (`make integration-delta`) is not part of it: CI time.
+# package) beside Delta + package mode's functional lane + the Thrift server + `type:
+# databricks` on its server, balanced to about the same time with both lanes sharing 2 cores.
+# The example project on Delta in adapter mode (`make integration-delta`) is not part of it:
+# CI time (it builds on Delta, in package mode, in `make databricks`).
 test: lint unit
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
-
 test-lane-1: setup
 	$(MAKE) --no-print-directory -j1 functional-parquet functional-iceberg integration-parquet \
 		integration-package
-
 test-lane-2: setup
-	$(MAKE) --no-print-directory -j1 functional-delta functional-package thrift
-
+	$(MAKE) --no-print-directory -j1 functional-delta functional-package thrift databricks
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →
 # docs/benchmarks.md; `bench-thrift`: the same against one Spark Thrift Server →

@@ -18,8 +18,9 @@ from dbt.tests.util import run_dbt, run_dbt_and_capture
 from tests.functional.util import orders_csv, run, table_rows
 
 # unit tests, show and compile bind the tokens and wrap the output filter: nothing depends on
-# the table format (each format's writes are the kinds' suites); parquet, in both modes
-pytestmark = pytest.mark.profile_only("parquet")
+# the table format (each format's writes are the kinds' suites); parquet, in both modes, and
+# stock `type: databricks` (its own dispatch order)
+pytestmark = pytest.mark.profile_only("parquet", "databricks")
 
 EXEC = "vulcan_execution_time"
 DAILY = "order_date, total_orders, total_revenue"
