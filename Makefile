@@ -122,19 +122,16 @@ integration-package: setup
 
 # Everything CI runs, in two lanes of Spark processes at once: lint and unit tests first, then
 # parquet + Iceberg + the example project (twice, parquet; twice on stock type: spark with the
-# package) + the Thrift server beside Delta + package mode's functional lane + `type:
-# databricks` on its server, balanced to about the same time with both lanes sharing 2 cores
-# (a fresh-clone run measured 48 + 14 min in lane 1 and 11 + 19 + 37 min in lane 2 before
-# the Thrift server moved to lane 1 and contracts left the Delta lane: about 65 min each).
-# The example project on Delta in adapter mode (`make integration-delta`) is not part of it:
-# CI time (it builds on Delta, in package mode, in `make databricks`).
+# package) + the Thrift server beside Delta + package mode's functional lane. `make databricks`
+# is not in it yet: a fresh-clone run with it took 105 min (its suite 50 min over HTTP), over
+# CI's limit; it passed there (74 passed, the example project twice) and runs by hand.
 test: lint unit
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 test-lane-1: setup
 	$(MAKE) --no-print-directory -j1 functional-parquet functional-iceberg integration-parquet \
 		integration-package thrift
 test-lane-2: setup
-	$(MAKE) --no-print-directory -j1 functional-delta functional-package databricks
+	$(MAKE) --no-print-directory -j1 functional-delta functional-package
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →
 # docs/benchmarks.md; `bench-thrift`: the same against one Spark Thrift Server →
