@@ -30,13 +30,12 @@ functional: functional-parquet functional-delta functional-iceberg
 functional-parquet: setup
 	$(PYTEST) tests/functional -q --durations=$(DURATIONS) --profile parquet
 
-# Delta in adapter mode: dbt's own suites on the adapter, the time-range and unique-key kinds
-# (REPLACE WHERE, MERGE) and the SQLMesh oracles. The other kinds' Delta strategies run on the
-# Thrift server in adapter mode (`make thrift`), and they, contracts with Delta constraints,
-# audits and the rest in package mode's whole suite on `type: databricks` (`make
-# databricks`): the same Jinja.
+# Delta in adapter mode: dbt's own suites on the adapter, every kind (REPLACE WHERE, MERGE,
+# partitions, SCD type 2), converted and reordered tables, the SQLMesh oracles and contracts
+# with Delta constraints (the format-independent suites run on parquet).
 DELTA_TESTS = tests/functional/adapter $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py \
-	$(KINDS)/test_sqlmesh_oracle.py
+	$(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py $(KINDS)/test_scd2.py \
+	$(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py tests/functional/test_contracts.py
 functional-delta: setup
 	$(PYTEST) $(DELTA_TESTS) -q --durations=$(DURATIONS) --profile delta
 
@@ -52,12 +51,13 @@ PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py $(KINDS)/te
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py $(KINDS)/test_existing_tables.py $(THREADS_TEST)
 
-# the write strategies of Iceberg in package mode: a reordered SELECT moves no value; eight
-# threads append to an Iceberg state table (Delta: the whole suite runs in `make databricks`)
+# the write strategies of Delta and Iceberg in package mode: a reordered SELECT moves no value;
+# eight threads append to a Delta / Iceberg state table
 THREADS_TEST = tests/functional/reliability/test_concurrency.py::TestEightThreadsSeveralRuns
 PACKAGE_FORMAT_TESTS = $(KINDS)/test_existing_tables.py::TestReorderedSelect $(THREADS_TEST)
 functional-package: setup
 	$(PYTEST) $(PACKAGE_TESTS) -q --durations=$(DURATIONS) --profile parquet --mode package
+	$(PYTEST) $(PACKAGE_FORMAT_TESTS) -q --durations=$(DURATIONS) --profile delta --mode package
 	$(PYTEST) $(PACKAGE_FORMAT_TESTS) -q --durations=$(DURATIONS) --profile iceberg --mode package
 
 functional-iceberg: setup
