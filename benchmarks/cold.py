@@ -189,6 +189,8 @@ class Projects:
         done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - started
         results = json.loads((folder / "target" / "run_results.json").read_text())["results"]
+        # the package's on-run-start hook is a result too
+        results = [r for r in results if r["unique_id"].startswith("model.")]
         if done.returncode != 0 or len(results) != 1 or results[0]["status"] != "success":
             tail = (done.stdout + done.stderr)[-3000:]
             raise RuntimeError(f"dbt run {system} ({scenario} rep {rep}) failed:\n{tail}")

@@ -14,6 +14,8 @@
 # VULCAN_THRIFT_TRANSPORT (binary, or http: the Databricks-protocol test target, HiveServer2
 # over HTTP at path /cliservice with authentication NONE, reporting a Databricks runtime
 # version through `spark.databricks.clusterUsageTags.sparkVersion`; tests/databricks_shim),
+# VULCAN_THRIFT_MASTER (cluster: a standalone master and worker; local: the Thrift server
+# runs its tasks in its own JVM, one process instead of four),
 # VULCAN_THRIFT_WORKER_MEMORY (2g), VULCAN_THRIFT_EXECUTOR_MEMORY (1g),
 # VULCAN_THRIFT_DRIVER_MEMORY (1g), VULCAN_THRIFT_CORES (2), VULCAN_THRIFT_START_TIMEOUT (240 s),
 # VULCAN_THRIFT_KEEP (1: keep DIR after `run`).
@@ -85,10 +87,16 @@ start_server() {
   thrift_port=$(free_port)
   local log4j="$root/tests/log4j2.properties"
   local cores=${VULCAN_THRIFT_CORES:-2}
+  local mode=${VULCAN_THRIFT_MASTER:-cluster} master
+  case "$mode" in
+    cluster) master=spark://127.0.0.1:$master_port ;;
+    local) master="local[$cores]" ;;
+    *) echo "spark_server: VULCAN_THRIFT_MASTER is cluster or local, not '$mode'" >&2; exit 2 ;;
+  esac
 
   # every JVM (master, worker, executors, thrift server) reads these
   cat >"$dir/conf/spark-defaults.conf" <<EOF
-spark.master                          spark://127.0.0.1:$master_port
+spark.master                          $master
 spark.driver.host                     127.0.0.1
 spark.driver.bindAddress              127.0.0.1
 spark.driver.memory                   ${VULCAN_THRIFT_DRIVER_MEMORY:-1g}
@@ -129,14 +137,16 @@ EOF
 
   # SPARK_DAEMON_MEMORY sizes the master and worker (the launcher would also apply it to the
   # Thrift server, which needs the driver memory)
-  launch "$dir" master env SPARK_DAEMON_MEMORY=256m "$home/bin/spark-class" org.apache.spark.deploy.master.Master \
-    --host 127.0.0.1 --port "$master_port" --webui-port 0
-  wait_for "$dir" "$dir/master.pid" "$master_port" "the Spark master"
-  launch "$dir" worker env SPARK_DAEMON_MEMORY=256m "$home/bin/spark-class" org.apache.spark.deploy.worker.Worker \
-    --host 127.0.0.1 --port "$worker_port" --webui-port 0 --cores "$cores" \
-    --memory "${VULCAN_THRIFT_WORKER_MEMORY:-2g}" --work-dir "$dir/work" \
-    "spark://127.0.0.1:$master_port"
-  wait_for "$dir" "$dir/worker.pid" "$worker_port" "the Spark worker"
+  if [ "$mode" = cluster ]; then
+    launch "$dir" master env SPARK_DAEMON_MEMORY=256m "$home/bin/spark-class" org.apache.spark.deploy.master.Master \
+      --host 127.0.0.1 --port "$master_port" --webui-port 0
+    wait_for "$dir" "$dir/master.pid" "$master_port" "the Spark master"
+    launch "$dir" worker env SPARK_DAEMON_MEMORY=256m "$home/bin/spark-class" org.apache.spark.deploy.worker.Worker \
+      --host 127.0.0.1 --port "$worker_port" --webui-port 0 --cores "$cores" \
+      --memory "${VULCAN_THRIFT_WORKER_MEMORY:-2g}" --work-dir "$dir/work" \
+      "spark://127.0.0.1:$master_port"
+    wait_for "$dir" "$dir/worker.pid" "$worker_port" "the Spark worker"
+  fi
   launch "$dir" thriftserver env SPARK_DAEMON_MEMORY="${VULCAN_THRIFT_DRIVER_MEMORY:-1g}" \
     "$home/bin/spark-submit" \
     --class org.apache.spark.sql.hive.thriftserver.HiveThriftServer2 \
@@ -149,7 +159,7 @@ EOF
   wait_for "$dir" "$dir/thriftserver.pid" "$thrift_port" "the Thrift server"
   printf 'VULCAN_THRIFT_HOST=127.0.0.1\nVULCAN_THRIFT_PORT=%s\nVULCAN_THRIFT_DIR=%s\nVULCAN_THRIFT_TRANSPORT=%s\n' \
     "$thrift_port" "$dir" "$transport" >"$dir/env"
-  echo "spark_server: Thrift server ($transport) on 127.0.0.1:$thrift_port (master :$master_port), dir $dir" >&2
+  echo "spark_server: Thrift server ($transport) on 127.0.0.1:$thrift_port (master $master), dir $dir" >&2
   echo "$dir/env"
 }
 

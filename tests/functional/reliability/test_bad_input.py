@@ -16,7 +16,8 @@ import re
 from typing import Any
 
 import pytest
-from dbt.tests.util import run_dbt_and_capture, write_file
+from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
+from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.vulcan import config_keys
 from tests.functional.util import STATE, model_message, rows, run
@@ -614,16 +615,26 @@ class TestBadVars:
         project.run_sql(f"create table {canary} as select 1 as alive")
         before = contents(project, ["daily"])
         state_before = state_count(project)
+        # every event of a run, as the lines of its debug log
+        lines: list[str] = []
+        callbacks = [lambda event: lines.append(f"00:00:00  {event.info.msg}")]
         for bad, needles, probe in self.BAD_VARS:
             bad = {k: v.format(canary=canary) for k, v in bad.items()}
-            result, log = run_dbt_and_capture(
-                ["--debug", "run", "--vars", json.dumps({**EXEC, **bad})], expect_pass=False
-            )
-            message = model_message(result)
-            assert "daily" in message, message
+            lines.clear()
+            args = ["--debug", "run", "--vars", json.dumps({**EXEC, **bad})]
+            if any(key.startswith("vulcan_state_") for key in bad):
+                # the state's vars are the project's, not a model's: the package's on-run-start
+                # hook refuses them once, before any model runs, and dbt stops there
+                with pytest.raises(CompilationError) as refused:
+                    run_dbt(args, expect_pass=False, callbacks=callbacks)
+                message = str(refused.value)
+                assert "dbt_vulcan-on-run-start" in message, message
+            else:
+                message = model_message(run_dbt(args, expect_pass=False, callbacks=callbacks))
+                assert "daily" in message, message
             for needle in needles:
                 assert found(needle, message), (bad, needle, message)
-            statements = sql_statements(log)
+            statements = sql_statements("\n".join(lines))
             assert statements, "no SQL seen in the debug log"
             if probe:
                 assert not [q for q in statements if probe in q], bad

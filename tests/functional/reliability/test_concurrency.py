@@ -92,16 +92,8 @@ class TestEightThreadsSeveralRuns:
     (the state table is the profile's format: parquet, Delta or Iceberg), in both modes. The
     state table is new: the first run's threads race to create it. Parquet (Hive's DDL) and
     Iceberg create it if not exists atomically; a Delta CREATE that lost the race fails, which
-    the adapter retries and, in package mode, the project's on-run-start hook avoids (README):
-    it is added here on Delta only. Every processed interval is recorded exactly once."""
-
-    @pytest.fixture(scope="class")
-    def project_config_update(
-        self, request: pytest.FixtureRequest, table_format: str
-    ) -> dict[str, Any]:
-        if request.config.getoption("--mode") == "package" and table_format == "delta":
-            return {"on-run-start": ["{{ dbt_vulcan.vulcan_on_run_start() }}"]}
-        return {}
+    the adapter retries and, in package mode, the package's own on-run-start hook avoids (the
+    project adds none). Every processed interval is recorded exactly once."""
 
     MODELS = 8
     RUNS = 3

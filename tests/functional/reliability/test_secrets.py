@@ -71,7 +71,8 @@ class TestNoCredentialsInLogsOrState:
                 ["--debug", "run", "--vars", exec_vars], expect_pass=False
             )[1]
             printed = [run_output, run_dbt_and_capture(["run-operation", "vulcan_status"])[1]]
-        assert "boom" in run_output and "PASS=1" in run_output
+        # `good` passes, and the package's on-run-start hook
+        assert "boom" in run_output and "PASS=2 WARN=0 ERROR=1" in run_output
         texts = {f"output {i}": text for i, text in enumerate(printed)}
         files = [*Path(project.project_root).rglob("*"), *Path(logs_dir).rglob("*")]
         for path in files:
