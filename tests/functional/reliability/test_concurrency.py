@@ -90,10 +90,10 @@ class TestTwoProcessesFourThreads:
 class TestEightThreadsSeveralRuns:
     """Eight models, `--threads 8`, three runs, on the default state settings of the target
     (the state table is the profile's format: parquet, Delta or Iceberg), in both modes. The
-    state table is new: the first run's threads race to create it. Parquet (Hive's DDL) and
-    Iceberg create it if not exists atomically; a Delta CREATE that lost the race fails, which
-    the adapter retries and, in package mode, the package's own on-run-start hook avoids (the
-    project adds none). Every processed interval is recorded exactly once."""
+    state table is new: the package's own on-run-start hook creates it before the threads
+    start (a Delta CREATE that lost a race to another thread would fail; the project adds no
+    hook); creates racing from two processes: TestTwoProcessesFourThreads. Every processed
+    interval is recorded exactly once."""
 
     MODELS = 8
     RUNS = 3
