@@ -4,6 +4,25 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# dbt-databricks in a venv of its own (its releases pin their own dbt-spark): package mode on
+# `type: databricks` (the parse and rendering tests, and `make databricks` against the
+# Databricks-protocol test server). dbt-databricks and its SQL connector are pinned together:
+# the connector's test-only shim (tests/databricks_shim) is written against that version. The
+# test tools, and this repository without its dependencies (the tests' Python helpers import
+# it; dbt runs `type: databricks`, never the `vulcan` adapter, there). 1.11: 1.12's dbt-core
+# fetches a parser wheel from outside the package registries. Its dependencies install in the
+# background, beside the main venv (the downloads overlap); this repository once both are done.
+databricks_stamp=.venv-databricks/.vulcan-installed
+databricks_pid=
+if [ ! -f "$databricks_stamp" ] || [ scripts/bootstrap.sh -nt "$databricks_stamp" ] || [ pyproject.toml -nt "$databricks_stamp" ]; then
+  (
+  [ -x .venv-databricks/bin/python ] || python3 -m venv .venv-databricks
+  .venv-databricks/bin/python -m pip install -q --upgrade pip
+  .venv-databricks/bin/python -m pip install -q "dbt-databricks==1.11.8" "databricks-sql-connector==4.1.5" \
+    "pytest>=8" "hypothesis>=6.100" "dbt-tests-adapter>=1.19,<1.21" "sqlglot>=30,<31" "croniter>=2.0,<8"
+  ) &
+  databricks_pid=$!
+fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
@@ -12,22 +31,6 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e ".[dev]"
   touch "$stamp"
-fi
-# dbt-databricks in a venv of its own (its releases pin their own dbt-spark): package mode on
-# `type: databricks` (the parse and rendering tests, and `make databricks` against the
-# Databricks-protocol test server). dbt-databricks and its SQL connector are pinned together:
-# the connector's test-only shim (tests/databricks_shim) is written against that version. The
-# test tools, and this repository without its dependencies (the tests' Python helpers import
-# it; dbt runs `type: databricks`, never the `vulcan` adapter, there). 1.11: 1.12's dbt-core
-# fetches a parser wheel from outside the package registries.
-databricks_stamp=.venv-databricks/.vulcan-installed
-if [ ! -f "$databricks_stamp" ] || [ scripts/bootstrap.sh -nt "$databricks_stamp" ] || [ pyproject.toml -nt "$databricks_stamp" ]; then
-  [ -x .venv-databricks/bin/python ] || python3 -m venv .venv-databricks
-  .venv-databricks/bin/python -m pip install -q --upgrade pip
-  .venv-databricks/bin/python -m pip install -q "dbt-databricks==1.11.8" "databricks-sql-connector==4.1.5" \
-    "pytest>=8" "hypothesis>=6.100" "dbt-tests-adapter>=1.19,<1.21" "sqlglot>=30,<31" "croniter>=2.0,<8"
-  .venv-databricks/bin/python -m pip install -q --no-deps -e .
-  touch "$databricks_stamp"
 fi
 if ! command -v java >/dev/null 2>&1; then
   echo "bootstrap: Spark needs a Java runtime (JDK 17); install one (e.g. apt-get install openjdk-17-jdk-headless)" >&2
@@ -42,3 +45,11 @@ if ! command -v mvn >/dev/null 2>&1; then
   fi
 fi
 bash scripts/fetch_jars.sh
+if [ -n "$databricks_pid" ]; then
+  if ! wait "$databricks_pid"; then
+    echo "bootstrap: installing .venv-databricks failed (above)" >&2
+    exit 1
+  fi
+  .venv-databricks/bin/python -m pip install -q --no-deps -e .
+  touch "$databricks_stamp"
+fi

@@ -41,10 +41,11 @@ from tests.functional.util import rows, run, state_rows, table_rows
 from tests.spark_targets import server_side_parameters
 
 SEED = 20250101
-TRIALS = 10
-# the embedded trials start a Spark JVM each: fewer, to keep the suite bounded (the 10 trials
-# against the Thrift server run in CI too); VULCAN_CRASH_TRIALS overrides
-EMBEDDED_TRIALS = int(os.environ.get("VULCAN_CRASH_TRIALS", "3"))
+# VULCAN_CRASH_TRIALS overrides both (more trials, more kill points per run)
+TRIALS = int(os.environ.get("VULCAN_CRASH_TRIALS", "6"))
+# the embedded trials start a Spark JVM each: fewer, to keep the suite bounded (the trials
+# against the Thrift server run in CI too): a kill at a random point, a kill in a swap
+EMBEDDED_TRIALS = int(os.environ.get("VULCAN_CRASH_TRIALS", "2"))
 DAYS = 8  # 4 batches of 2 days
 BATCH = 2
 EXEC = {"vulcan_execution_time": day(DAYS).isoformat()}
