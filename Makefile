@@ -162,16 +162,15 @@ integration-package: setup
 	bash integration_project/run.sh parquet 2 package
 
 # Everything CI runs, in two lanes of Spark processes at once: lint and unit tests first, then
-# parquet + Iceberg + the example project twice + the Thrift server, beside Delta + package
-# mode's functional lane + the example project twice on stock type: spark with the package +
-# type: databricks (a fresh-clone run measured the lanes at about 61 and 55 min with the
-# package's example in lane 1).
+# parquet + Iceberg + the example project on type: vulcan and on stock type: spark with the
+# package (each built twice) + the Thrift server, beside Delta + package mode's functional
+# lane + type: databricks.
 test: lint unit
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 test-lane-1: setup
-	$(MAKE) --no-print-directory -j1 functional-parquet functional-iceberg integration-parquet thrift
+	$(MAKE) --no-print-directory -j1 functional-parquet functional-iceberg integration-parquet integration-package thrift
 test-lane-2: setup
-	$(MAKE) --no-print-directory -j1 functional-delta functional-package integration-package databricks
+	$(MAKE) --no-print-directory -j1 functional-delta functional-package databricks
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →
 # docs/benchmarks.md; `bench-thrift`: the same against one Spark Thrift Server →
