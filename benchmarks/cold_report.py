@@ -65,7 +65,10 @@ def statement_label(sql: str) -> str:
     """A statement's first words without dbt's comment, schema names shortened."""
     text = re.sub(r"/\*.*?\*/", " ", sql, flags=re.S)
     text = " ".join(text.split())
-    # the plan query: its form since issue 19 (range arithmetic), or before it (`--before`)
+    # the plan's read of the log: its form since issue 32 (one plain read, planned in Jinja),
+    # or before it (`--before`: one planning query, issue 19's or issue 18's)
+    if text.lower().startswith("select relation, model_id, unix_micros("):
+        return "the plan: one read of the interval log (planned in Jinja)"
     if text.lower().startswith(("select inline(concat(", "with vulcan_log")):
         return "the plan: one query over the interval log (missing intervals, batches)"
     return text[:90] + ("…" if len(text) > 90 else "")

@@ -1,10 +1,10 @@
-"""The plan query's cost in a fresh JVM, against a plain read of the same state rows.
+"""The plan's read of the state log in a fresh JVM, against a plain `select *` of the same rows.
 
 Every dbt run of a time-range model is a new process whose first statements run in a cold JVM:
 there, a query's parse, its analysis and each distinct operator cost JIT compilation and code
-generation on first use. This measures what the planner (macros/planning/plan_intervals.sql)
-costs on top of what the Python planner of earlier versions paid (one SELECT of the
-relation's log rows):
+generation on first use. This measures what the plan's one read (operations/_log.sql: its
+scalar functions and order) costs on top of a bare SELECT of the relation's log rows (the
+Jinja that plans from its rows runs in dbt's process: benchmarks/plan_jinja.py):
 
     .venv/bin/python benchmarks/plan_cost.py [--repeat 3] [--with-write] [--workdir DIR]
 
@@ -73,9 +73,14 @@ def plan_params() -> dict[str, Any]:
 
 
 def queries() -> dict[str, str]:
+    """`read`: the relation's rows as they are stored; `plan`: the read a run's plan issues
+    (operations/_log.sql: times as epoch microseconds, in replay order), whose rows Jinja
+    then plans."""
     from tests.unit.macro_harness import Harness
 
-    plan = Harness().call("vulcan_plan_intervals_sql", STATE, RELATION, plan_params())
+    harness = Harness()
+    harness.call("_vulcan_op_read_log", [RELATION])
+    (plan,) = [q for q in harness.statements if "vulcan_intervals" in q]
     return {"read": f"select * from {STATE} where relation = '{RELATION}'", "plan": plan}
 
 

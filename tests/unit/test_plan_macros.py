@@ -1,4 +1,4 @@
-"""The Jinja around the SQL planner (macros/planning/plan.sql): the run's vars, unit
+"""The Jinja around the planner (macros/planning/plan.sql): the run's vars, unit
 arithmetic, batch labels and the fingerprint, with the Python planner as the oracle."""
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_unit_floor_ceil_add_and_label_equal_the_schedule(
 @settings(max_examples=300, deadline=None)
 @given(moment=st.datetimes(datetime(1900, 1, 1), datetime(9999, 12, 31)))
 def test_plan_bounds_from_epoch_microseconds_equal_format_ts(moment: datetime) -> None:
-    """The SQL planner returns batch bounds as epoch microseconds; Jinja turns them back into
+    """The planner computes batch bounds as epoch microseconds; Jinja turns them back into
     the naive datetime and the text the state log records (timeutil.format_ts)."""
     us = (moment - datetime(1970, 1, 1)) // timedelta(microseconds=1)
     got = _H.call("_vulcan_plan_datetime", us)

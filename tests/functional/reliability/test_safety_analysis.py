@@ -3,16 +3,20 @@
 converted to a time range, numbers each customer's orders with `row_number() over (partition by
 customer_id ...)`: on a time slice the numbering restarts, so the model is refused before
 anything is written, naming the model and the `window` pattern; with `safety_overrides:
-['window']` the same model runs; an unknown override name is a config error naming it.
+['window']` the same model runs; an unknown override name is a config error naming it. The
+analysis runs once per definition: the next run of the same SQL and settings skips it, and
+taking the override away has it refuse again.
 
 Runs on the embedded session (parquet): the analysis happens before any write, so the target
 does not matter and the session is the cheapest."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from dbt.tests.util import run_dbt_and_capture, write_file
 
 from tests.functional.util import models_state_rows, rows, run, table_rows
 
@@ -101,3 +105,25 @@ class TestWindowRefusedInBothModes:
             (3, 11, "2025-01-02", 1),
             (4, 10, "2025-01-03", 3),
         ]
+
+    def test_once_per_definition(self, project: Any) -> None:
+        """After the run above: the same definition skips the analysis (a debug line says so),
+        one without the override is analysed again and refused, nothing written for it."""
+        later = {"vulcan_execution_time": "2025-01-08"}
+        _, log = run_dbt_and_capture(
+            ["--debug", "run", "-s", "orders_numbered_allowed", "--vars", json.dumps(later)]
+        )
+        skipped = "Model 'orders_numbered_allowed': safety analysis skipped"
+        assert skipped in log
+        before = models_state_rows(project, ["orders_numbered_allowed"])
+        write_file(model_sql([]), project.project_root, "models", "orders_numbered_allowed.sql")
+        later = {"vulcan_execution_time": "2025-01-10"}
+        result, log = run_dbt_and_capture(
+            ["--debug", "run", "-s", "orders_numbered_allowed", "--vars", json.dumps(later)],
+            expect_pass=False,
+        )
+        assert skipped not in log
+        (refused,) = [r for r in result.results if r.node.name == "orders_numbered_allowed"]
+        message = str(refused.message)
+        assert "the incremental safety analysis refused the model SQL" in message, message
+        assert models_state_rows(project, ["orders_numbered_allowed"]) == before

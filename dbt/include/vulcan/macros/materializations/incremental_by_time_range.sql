@@ -29,9 +29,9 @@
   {%- set rebuild = plan.rebuild -%}
   {#- static safety analysis of the SQL (sqlglot in the adapter, tokens in the package): refusals raise here, before
       anything is touched (not under --empty: dbt then rewrites every ref to `... limit 0`,
-      and nothing is written) -#}
+      and nothing is written); once per definition (utils/safety.sql) -#}
   {%- if not flags.EMPTY -%}
-    {% do dbt_vulcan.vulcan_check_safety(cfg, compiled_code) %}
+    {% do dbt_vulcan.vulcan_check_safety_once(cfg, compiled_code, plan) %}
   {%- endif -%}
   {%- set projection = none -%}
 

@@ -1,9 +1,10 @@
-{#- The state log as the operations read it: ONE query per operation, then replayed here.
+{#- The state log as the operations and a model's plan read it: ONE plain query (an operation's
+    relations; a run's plan: its relation's rows), then replayed here.
 
     Times are epoch microseconds (UTC wall clock, read field by field in SQL, so the session
     time zone plays no part); a range is [start, end) as a two-item list. Replay order is
     (recorded_at, seq), then processed before removed and the bounds as a deterministic
-    tie-break (the SQL planner's order): a processed row adds its range, a removed row
+    tie-break: a processed row adds its range, a removed row
     subtracts it. dbt/adapters/vulcan/state.py (replay, compact) and state_cache.py
     (RelationState) are the test oracle (tests/unit/test_operation_macros.py). -#}
 
@@ -53,7 +54,8 @@
 {% macro _vulcan_op_summary(rows) %}
   {%- set st = {'processed': [], 'restated': [], 'pending_full': false, 'latest': none} -%}
   {%- for row in rows -%}
-    {%- set flags = dbt_vulcan._vulcan_op_details(row) -%}
+    {#- only a row that may carry a flag is parsed (most rows: a processed batch's details) -#}
+    {%- set flags = dbt_vulcan._vulcan_op_details(row) if 'restate' in row.details or 'reset' in row.details else {} -%}
     {%- if row.row_type == 'processed' -%}
       {%- do st.update({'processed': dbt_vulcan._vulcan_op_add(st.processed, row.start, row.end), 'latest': row}) -%}
     {%- elif row.row_type == 'removed' -%}

@@ -7,12 +7,14 @@
                          its output); previous_fingerprint: the latest processed row's
       fingerprint_changed, execution_time, time_type (time_data_type, else the one the log
                          recorded), layout (the table's, as the log recorded it: vulcan_layout),
+                         previous_details (the latest processed row's details, a mapping),
                          has_state, rebuild, all_time, first_interval
 
-    A kind with `start` is planned by ONE query over the state log (plan_intervals.sql), which
-    also reads the latest fingerprint; without `start` the run is one batch over all time up to
-    the execution time, nothing recorded, and one query reads the fingerprint. The Python
-    planner (dbt/adapters/vulcan/planner.py, plan_model) is the test oracle. -#}
+    One plain read of the relation's log rows (_vulcan_op_read_log), then Jinja: a kind with
+    `start` is planned by range arithmetic (plan_intervals.sql); without `start` the run is one
+    batch over all time up to the execution time, nothing recorded. The replay gives the latest
+    processed row (its fingerprint, details) and a pending full restatement. The Python planner
+    (dbt/adapters/vulcan/planner.py, plan_model) is the test oracle. -#}
 
 {% macro vulcan_model_plan(cfg, relation, rebuild, node=none, run=none) %}{{ return(adapter.dispatch('vulcan_model_plan', 'dbt_vulcan')(cfg, relation, rebuild, node, run)) }}{% endmacro %}
 
@@ -23,16 +25,14 @@
   {%- set epoch = modules.datetime.datetime(1970, 1, 1) -%}
   {%- set first_start = dbt_vulcan._vulcan_ts(cfg.start) if cfg.start else epoch -%}
   {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
-  {%- set state = dbt_vulcan.vulcan_state_relation() -%}
   {% do dbt_vulcan.vulcan_create_state_table() %}
-  {% do dbt_vulcan.vulcan_refresh_state() %}
+  {#- the one read of the log: the relation's rows (it refreshes an Iceberg state first) -#}
   {%- set key = dbt_vulcan.vulcan_relation_key(relation) -%}
+  {%- set rows = dbt_vulcan._vulcan_op_read_log([key]).get(key, []) -%}
   {%- set batches = [] -%}
-  {%- set found = {'rebuild': rebuild} -%}
   {%- if cfg.start is none -%}
-    {%- set rows = run_query(dbt_vulcan._vulcan_plan_summary_sql(state, key)) -%}
-    {%- if rows | length > 0 -%}{%- do found.update({'summary': rows[0]}) -%}{%- endif -%}
-    {%- if rows | length > 0 and rows[0]['rebuild'] in (true, 'true', 1) -%}{%- do found.update({'rebuild': true}) -%}{%- endif -%}
+    {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
+    {%- set plan_rebuild = rebuild or summary.pending_full -%}
     {%- set end = run.execution_time -%}
     {%- do batches.append({
       'index': 1, 'count': 1, 'start': fmt(epoch), 'end': fmt(end), 'intervals': 0,
@@ -48,34 +48,27 @@
     {%- if run.start is not none and not rebuild -%}
       {%- set explicit = [fmt(dbt_vulcan._vulcan_unit_floor(run.start, geometry)), fmt(dbt_vulcan._vulcan_unit_ceil(run.end, geometry))] -%}
     {%- endif -%}
-    {%- set p = {
+    {%- set planned = dbt_vulcan.vulcan_plan_intervals(rows, {
       'start': cfg.start, 'end': cfg.end, 'unit': cfg.interval_unit, 'week_start': cfg.week_start,
       'due_end': fmt(due_end), 'allow_partials': cfg.allow_partials, 'lookback': cfg.lookback,
       'batch_size': cfg.batch_size, 'explicit': explicit, 'rebuild': rebuild,
-    } -%}
-    {%- set rows = run_query(dbt_vulcan.vulcan_plan_intervals_sql(state, key, p)) -%}
-    {%- set planned = [] -%}
-    {%- for row in rows -%}
-      {%- if row['batch_start'] is not none -%}{%- do planned.append(row) -%}{%- endif -%}
-      {%- if row['log_rows'] is not none -%}{%- do found.update({'summary': row}) -%}{%- endif -%}
-    {%- endfor -%}
-    {%- for row in planned -%}
-      {%- set b_start, b_end = dbt_vulcan._vulcan_plan_datetime(row['batch_start']), dbt_vulcan._vulcan_plan_datetime(row['batch_end']) -%}
+    }) -%}
+    {%- set summary = planned.summary -%}
+    {%- set plan_rebuild = planned.rebuild -%}
+    {%- for row in planned.batches -%}
+      {%- set b_start, b_end = dbt_vulcan._vulcan_plan_datetime(row.start), dbt_vulcan._vulcan_plan_datetime(row.end) -%}
       {%- do batches.append({
-        'index': loop.index, 'count': planned | length,
-        'start': fmt(b_start), 'end': fmt(b_end),
-        'intervals': row['intervals'] | int,
+        'index': loop.index, 'count': planned.batches | length,
+        'start': fmt(b_start), 'end': fmt(b_end), 'intervals': row.intervals,
         'label': dbt_vulcan._vulcan_range_label(b_start, b_end, geometry),
-        'dirty': row['dirty'] in (true, 'true', 1), 'tracked': true,
+        'dirty': row.dirty, 'tracked': true,
       }) -%}
-      {%- if row['rebuild'] in (true, 'true', 1) -%}{%- do found.update({'rebuild': true}) -%}{%- endif -%}
     {%- endfor -%}
   {%- endif -%}
-  {%- set summary = found.get('summary', {}) -%}
-  {%- set plan_rebuild = found.rebuild -%}
-  {%- set previous = none if plan_rebuild else summary.get('previous_fingerprint') -%}
-  {%- set details = fromjson(summary.get('previous_details') or '{}', {}) -%}
-  {%- set recorded_type = details.get('time_type') if details is mapping else none -%}
+  {%- set latest = summary.latest -%}
+  {%- set previous = latest.fingerprint if latest is not none and not plan_rebuild else none -%}
+  {%- set details = dbt_vulcan._vulcan_op_details(latest) if latest is not none else {} -%}
+  {%- set recorded_type = details.get('time_type') -%}
   {%- set fingerprint = dbt_vulcan.vulcan_fingerprint(node.raw_code, cfg, dbt_vulcan.vulcan_contract_signature(node)) -%}
   {{ return({
     'batches': batches,
@@ -85,8 +78,9 @@
     'fingerprint_changed': previous is not none and previous != fingerprint,
     'execution_time': fmt(run.execution_time),
     'time_type': cfg.time_data_type or (recorded_type if recorded_type is string else none),
-    'layout': details.get('layout') if details is mapping else none,
-    'has_state': (summary.get('log_rows') or 0) | int > 0,
+    'layout': details.get('layout'),
+    'previous_details': details,
+    'has_state': rows | length > 0,
     'rebuild': plan_rebuild,
     'all_time': dbt_vulcan.vulcan_all_time(),
     'first_interval': [fmt(first_start), fmt(dbt_vulcan._vulcan_unit_add(first_start, geometry))],
@@ -162,28 +156,6 @@
 {#- The key of a relation in the state log: `schema.table`, lower case. -#}
 {% macro vulcan_relation_key(relation) %}
   {{ return((relation.schema ~ '.' ~ relation.identifier) | lower) }}
-{% endmacro %}
-
-{#- SQL: how many log rows the relation has, the latest processed row's fingerprint and details,
-    and whether a full-history restatement is pending (a restate row with `full` after the last
-    reset marker): the plan of a kind without `start`. -#}
-{% macro _vulcan_plan_summary_sql(state_relation, relation_key) %}
-  {%- set at = "named_struct('at', " ~ dbt_vulcan._vulcan_plan_us('recorded_at') ~ ", 'seq', coalesce(seq, 0))" -%}
-  {%- set flag = dbt_vulcan._vulcan_plan_flag -%}
-  {%- set sql -%}
-    select log_rows, previous_fingerprint, previous_details,
-      coalesce(last_full > last_reset, last_full is not null) as rebuild
-    from (
-      select count(*) as log_rows,
-        max_by(fingerprint, case when row_type = 'processed' then {{ at }} end) as previous_fingerprint,
-        max_by(details, case when row_type = 'processed' then {{ at }} end) as previous_details,
-        max(case when row_type <> 'processed' and {{ flag('restate') }} and {{ flag('full') }} then {{ at }} end) as last_full,
-        max(case when {{ flag('reset') }} then {{ at }} end) as last_reset
-      from {{ state_relation }}
-      where relation = {{ dbt_vulcan.vulcan_sql_string(relation_key) }}
-    )
-  {%- endset -%}
-  {{ return(sql) }}
 {% endmacro %}
 
 {#- Unit geometry: {delta, origin} (microseconds) for fixed units, {months} for calendar ones. -#}

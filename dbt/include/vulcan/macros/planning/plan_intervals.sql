@@ -1,20 +1,15 @@
-{#- A model run's batches as ONE set-based Spark SQL query over the interval state log.
+{#- A model run's batches, planned in Jinja by range arithmetic over the rows of ONE plain read
+    of the interval state log (operations/_log.sql, _vulcan_op_read_log: the relation's rows,
+    times as epoch microseconds, in replay order; no aggregate, window, join or array function).
 
-    vulcan_plan_intervals_sql(state_relation, relation_key, p) returns the SQL text (a single
-    SELECT; nothing runs here). It reads the log rows whose `relation` is `relation_key` and
-    returns one row per batch of this run, in order, then one summary row:
-
-      batch_start    bigint   start of the batch's first interval, epoch microseconds (UTC wall
-                              clock); null on the summary row
-      batch_end      bigint   end of its last interval (exclusive)
-      intervals      bigint   intervals in the batch
-      dirty          boolean  the batch overlaps a range the log ever recorded as processed (it
-                              may still hold rows, even if removed since); never on a rebuild
-      rebuild        boolean  p.rebuild, or the log holds a full-history restatement with no
-                              reset marker after it: the run rebuilds (as planner.plan_model)
-      log_rows, previous_fingerprint, previous_details   on the summary row only: the log's row
-                              count for the relation, the latest processed row's fingerprint and
-                              details
+    vulcan_plan_intervals(rows, p) returns {batches, rebuild, summary}:
+      batches   [{start, end (epoch microseconds, UTC wall clock; end exclusive), intervals,
+                dirty}] in order. dirty: the batch overlaps a range the log ever recorded as
+                processed (it may still hold rows, even if removed since); never on a rebuild
+      rebuild   p.rebuild, or the log holds a full-history restatement with no reset marker
+                after it: the run rebuilds (as planner.plan_model)
+      summary   _vulcan_op_summary of the rows: the replayed processed ranges, the latest
+                processed row (its fingerprint and details), pending restatements
 
     `p`, already validated:
       start          model start 'YYYY-MM-DD HH:MM:SS[.ffffff]' (floored to the unit)
@@ -32,151 +27,101 @@
       rebuild        ignore the log: all history is due
 
     The semantics are the Python engine's (intervals.plan_intervals over state.replay,
-    planner.plan_model); tests/functional/planning holds the two equal on random logs. Jinja
-    computes only scalar bounds (epoch microseconds) from `p`; no interval is enumerated, in
-    Jinja or in SQL: the plan is range arithmetic. Log times are read as UTC with an explicit
-    zone, so the session time zone plays no part.
+    planner.plan_model), which is the test oracle (tests/unit/test_planner_macros.py, random
+    configs and logs). Nothing enumerates intervals: the work grows with the log's rows and the
+    processed set's fragments (one range for a model that runs in order) and with the batches
+    planned, never with the number of intervals. Interval k (relative to the model's first)
+    starts at _vulcan_plan_start_of(first + k); the processed ranges' gaps inside the expected
+    span become runs of interval indexes [i, j], `lookback` more before each, overlapping or
+    adjacent runs merged; then each run is cut into batches of at most batch_size. -#}
 
-    How. Every scheduled run is a fresh Spark process, and there the query's own size is its
-    cost: the cold parse, the analyzer's passes, the code paths of each distinct operator are
-    paid on every run (the plan of issue 18, 11 CTEs over one row per interval, cost a fresh
-    process 3.5 s more than a plain read of the same rows; benchmarks/FINDINGS_COLD.md). So the
-    query is one scan, one aggregate and two projections, one stage of one job (the rows are
-    coalesced into one partition as they are read), and the logic is array functions over
-    ranges, few and flat:
-      the aggregate    the relation's processed and removed ranges, clipped to the span of the
-                       expected intervals and sorted by when they were recorded (recorded_at,
-                       seq), as one array; the summary (row count, the latest processed row's
-                       fingerprint and details, the last full restatement and reset markers)
-      the replay       a fold over that array: a processed range is merged into a sorted list of
-                       disjoint ranges, a removed one cut out of it; what is processed now, and
-                       what was ever processed (`ever`, for `dirty`). Its cost grows with the
-                       log's rows times the processed set's fragments (one range for a model
-                       that runs in order); `vulcan_compact` keeps the log short.
-      due              the gaps between the processed ranges as interval indexes [i, j],
-                       `lookback` more before each, overlapping or adjacent ones merged (a fold);
-                       the explicit range; everything on a rebuild
-      the output       each due run cut into chunks of batch_size, as rows (inline), then the
-                       summary row -#}
-
-{% macro vulcan_plan_intervals_sql(state_relation, relation_key, p) %}
-  {{ return(adapter.dispatch('vulcan_plan_intervals_sql', 'dbt_vulcan')(state_relation, relation_key, p)) }}
+{% macro vulcan_plan_intervals(rows, p) %}
+  {{ return(adapter.dispatch('vulcan_plan_intervals', 'dbt_vulcan')(rows, p)) }}
 {% endmacro %}
 
-{% macro default__vulcan_plan_intervals_sql(state_relation, relation_key, p) %}
+{% macro default__vulcan_plan_intervals(rows, p) %}
   {%- set b = dbt_vulcan._vulcan_plan_bounds(p) -%}
   {%- set lookback = dbt_vulcan._vulcan_plan_int(p.get('lookback', 0), 'lookback', 0) -%}
   {%- set batch_size = none if p.get('batch_size') is none else dbt_vulcan._vulcan_plan_int(p.get('batch_size'), 'batch_size', 1) -%}
-  {%- set us = dbt_vulcan._vulcan_plan_us -%}
-  {%- set flag = dbt_vulcan._vulcan_plan_flag -%}
-  {%- set k = dbt_vulcan._vulcan_plan_k -%}
-  {%- set union, minus = dbt_vulcan._vulcan_plan_union, dbt_vulcan._vulcan_plan_minus -%}
-  {%- set ranges = 'array<struct<s: bigint, e: bigint>>' -%}
-  {%- set runs = 'array<struct<i: bigint, j: bigint>>' -%}
-  {%- set batch_start = dbt_vulcan._vulcan_plan_start_sql('c.i', b) -%}
-  {%- set batch_end = dbt_vulcan._vulcan_plan_end_sql('c.j', b) -%}
+  {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
+  {%- set rebuild = (p.get('rebuild') or summary.pending_full) and true -%}
+  {%- set runs = [] -%}
+  {%- set last = b.total - 1 -%}
   {%- if b.total == 0 -%}
-    {%- set due = 'cast(array() as ' ~ runs ~ ')' -%}
+    {#- nothing is expected yet -#}
+  {%- elif rebuild -%}
+    {%- do runs.append([0, last]) -%}
   {%- elif b.explicit -%}
     {#- an explicit range: exactly the expected intervals inside it -#}
-    {%- set due = "filter(array(named_struct('i', greatest(" ~ k(b.explicit_lo ~ 'L', b) ~ ", 0L), 'j', least(" ~ k(b.explicit_hi ~ 'L - 1', b) ~ ', ' ~ (b.total - 1) ~ 'L))), d -> d.i <= d.j)' -%}
+    {%- set i = [dbt_vulcan._vulcan_plan_k(b.explicit_lo, b), 0] | max -%}
+    {%- set j = [dbt_vulcan._vulcan_plan_k(b.explicit_hi - 1, b), last] | min -%}
+    {%- if i <= j -%}{%- do runs.append([i, j]) -%}{%- endif -%}
   {%- else -%}
-    {#- every interval meeting a gap of the processed ranges, and the `lookback` intervals
-        before it, as runs of interval indexes [i, j] (overlapping or adjacent runs merged) -#}
-    {%- set first = k('g.s', b) -%}
-    {%- set due -%}
-aggregate(
-        transform(
-          filter(zip_with(
-            concat(array({{ b.span_lo }}L), transform(processed, x -> x.e)),
-            concat(transform(processed, x -> x.s), array({{ b.span_hi }}L)),
-            (lo, hi) -> named_struct('s', lo, 'e', hi)), g -> g.s < g.e),
-          g -> named_struct('i', {{ 'greatest(' ~ first ~ ' - ' ~ lookback ~ ', 0L)' if lookback else first }}, 'j', {{ k('g.e - 1', b) }})),
-        cast(array() as {{ runs }}),
-        (acc, d) -> case when d.i <= coalesce(try_element_at(acc, -1).j, -2L) + 1
-          then concat(slice(acc, 1, size(acc) - 1), array(named_struct('i', try_element_at(acc, -1).i, 'j', greatest(try_element_at(acc, -1).j, d.j))))
-          else concat(acc, array(d)) end)
-    {%- endset -%}
+    {#- every interval meeting a gap of the processed ranges inside the expected span, and the
+        `lookback` intervals before it -#}
+    {%- set gaps = [] -%}
+    {%- set st = {'cursor': b.span_lo} -%}
+    {%- for r in summary.processed if r[1] > b.span_lo and r[0] < b.span_hi -%}
+      {%- if r[0] > st.cursor -%}{%- do gaps.append([st.cursor, r[0]]) -%}{%- endif -%}
+      {%- do st.update({'cursor': [st.cursor, r[1]] | max}) -%}
+    {%- endfor -%}
+    {%- if st.cursor < b.span_hi -%}{%- do gaps.append([st.cursor, b.span_hi]) -%}{%- endif -%}
+    {%- for g in gaps -%}
+      {%- set i = [dbt_vulcan._vulcan_plan_k(g[0], b) - lookback, 0] | max -%}
+      {%- set j = dbt_vulcan._vulcan_plan_k(g[1] - 1, b) -%}
+      {%- if runs and i <= runs[-1][1] + 1 -%}
+        {%- set previous = runs.pop() -%}
+        {%- do runs.append([previous[0], [previous[1], j] | max]) -%}
+      {%- else -%}
+        {%- do runs.append([i, j]) -%}
+      {%- endif -%}
+    {%- endfor -%}
   {%- endif -%}
-  {%- if b.total > 0 -%}
-    {%- set due = "case when rebuild then array(named_struct('i', 0L, 'j', " ~ (b.total - 1) ~ 'L)) else ' ~ due ~ ' end' -%}
+  {#- what was ever processed: a batch meeting it is dirty -#}
+  {%- set touched = [] -%}
+  {%- if runs and not rebuild -%}
+    {%- for row in rows if row.row_type == 'processed' -%}{%- do touched.append([row.start, row.end]) -%}{%- endfor -%}
   {%- endif -%}
-  {%- set sql -%}
-{#- the batches: each due run cut into chunks of at most batch_size intervals; then the summary -#}
-select inline(concat(
-  transform({{ dbt_vulcan._vulcan_plan_chunks(due, batch_size) }}, c -> named_struct(
-    'batch_start', {{ batch_start }},
-    'batch_end', {{ batch_end }},
-    'intervals', c.j - c.i + 1,
-    'dirty', not rebuild and exists(ever, x -> x.s < {{ batch_end }} and x.e > {{ batch_start }}),
-    'rebuild', rebuild, 'log_rows', cast(null as bigint),
-    'previous_fingerprint', cast(null as string), 'previous_details', cast(null as string))),
-  if(log_rows > 0, array(named_struct(
-    'batch_start', cast(null as bigint), 'batch_end', cast(null as bigint), 'intervals', cast(null as bigint),
-    'dirty', cast(null as boolean), 'rebuild', cast(null as boolean), 'log_rows', log_rows,
-    'previous_fingerprint', previous_fingerprint, 'previous_details', previous_details)), array())))
-from (
-  {#- the replay: the log's processed and removed ranges, applied in the order they were
-      recorded to sorted, disjoint, merged ranges: what is processed now; `ever`: what was ever
-      processed (a batch meeting it is dirty) -#}
-  select log_rows, previous_fingerprint, previous_details, replay.now as processed, replay.ever as ever,
-    {{ 'true' if p.get('rebuild') else 'false' }} or coalesce(last_full > last_reset, last_full is not null) as rebuild
-  from (
-    select *,
-      aggregate(log, named_struct('now', cast(array() as {{ ranges }}), 'ever', cast(array() as {{ ranges }})),
-        (acc, r) -> named_struct(
-          'now', case when r.kind = 1 then {{ union('acc.now', 'r') }} else {{ minus('acc.now', 'r') }} end,
-          'ever', case when r.kind = 1 then {{ union('acc.ever', 'r') }} else acc.ever end)) as replay
-    from (
-      {#- one row: the relation's ranges, clipped to the expected span and sorted by when they
-          were recorded, and the summary -#}
-      select
-        count(*) as log_rows,
-        max_by(fingerprint, case when kind = 1 then ord end) as previous_fingerprint,
-        max_by(details, case when kind = 1 then ord end) as previous_details,
-        max(case when kind <> 1 and {{ flag('restate') }} and {{ flag('full') }} then ord end) as last_full,
-        max(case when {{ flag('reset') }} then ord end) as last_reset,
-        array_sort(collect_list(case when kind < 3 and s < {{ b.span_hi }}L and e > {{ b.span_lo }}L and s < e
-          then named_struct('ord', ord, 'kind', kind, 's', greatest(s, {{ b.span_lo }}L), 'e', least(e, {{ b.span_hi }}L)) end)) as log
-      from (
-        {#- one partition from the scan on: the plan is one stage -#}
-        select /*+ COALESCE(1) */
-          {{ us('interval_start') }} as s,
-          {{ us('interval_end') }} as e,
-          case row_type when 'processed' then 1 when 'removed' then 2 else 3 end as kind,
-          named_struct('at', {{ us('recorded_at') }}, 'seq', coalesce(seq, 0)) as ord,
-          fingerprint,
-          details
-        from {{ state_relation }}
-        where relation = {{ dbt_vulcan.vulcan_sql_string(relation_key) }}
-      )
-    )
-  )
-)
-  {%- endset -%}
-  {{ return(sql) }}
+  {%- set ever = dbt_vulcan._vulcan_op_merge(touched) -%}
+  {%- set batches = [] -%}
+  {%- for run in runs -%}
+    {%- set size = run[1] - run[0] + 1 if batch_size is none else batch_size -%}
+    {%- set count = (run[1] - run[0]) // size + 1 -%}
+    {#- Jinja's range() stops at 100,000 items: the chunks in blocks of that many -#}
+    {%- for block in range((count + 99999) // 100000) -%}
+      {%- for n in range(block * 100000, [count, block * 100000 + 100000] | min) -%}
+        {%- set i = run[0] + n * size -%}
+        {%- set j = [run[1], i + size - 1] | min -%}
+        {%- set start = dbt_vulcan._vulcan_plan_start_us(i, b) -%}
+        {%- set end = dbt_vulcan._vulcan_plan_end_us(j, b) -%}
+        {%- set st = {'dirty': false} -%}
+        {%- for x in ever if not st.dirty and x[0] < end and x[1] > start -%}{%- do st.update({'dirty': true}) -%}{%- endfor -%}
+        {%- do batches.append({'start': start, 'end': end, 'intervals': j - i + 1, 'dirty': st.dirty}) -%}
+      {%- endfor -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {{ return({'batches': batches, 'rebuild': rebuild, 'summary': summary}) }}
 {% endmacro %}
 
-{#- SQL: sorted, disjoint, merged ranges `ranges` with range `r` added (merged with the ranges
-    it overlaps or touches) -#}
-{% macro _vulcan_plan_union(ranges, r) %}
-  {%- set meets = 'x.e >= ' ~ r ~ '.s and x.s <= ' ~ r ~ '.e' -%}
-  {{ return('array_sort(concat(filter(' ~ ranges ~ ', x -> not (' ~ meets ~ ')), array(named_struct('
-    ~ "'s', aggregate(" ~ ranges ~ ', ' ~ r ~ '.s, (m, x) -> case when ' ~ meets ~ ' then least(m, x.s) else m end), '
-    ~ "'e', aggregate(" ~ ranges ~ ', ' ~ r ~ '.e, (m, x) -> case when ' ~ meets ~ ' then greatest(m, x.e) else m end)))))') }}
+{#- The index, relative to the first expected interval, of the interval holding epoch
+    microseconds `x` -#}
+{% macro _vulcan_plan_k(x, b) %}
+  {%- if b.delta is defined -%}
+    {{ return((x - b.origin) // b.delta - b.first) }}
+  {%- endif -%}
+  {%- set d = dbt_vulcan._vulcan_plan_datetime(x) -%}
+  {{ return((d.year * 12 + d.month - 1) // b.months - b.first) }}
 {% endmacro %}
 
-{#- SQL: sorted, disjoint ranges `ranges` with range `r` taken out -#}
-{% macro _vulcan_plan_minus(ranges, r) %}
-  {{ return('filter(flatten(transform(' ~ ranges ~ ', x -> array('
-    ~ "named_struct('s', x.s, 'e', least(x.e, " ~ r ~ ".s)), named_struct('s', greatest(x.s, " ~ r ~ ".e), 'e', x.e)))), x -> x.s < x.e)") }}
+{#- epoch microseconds where relative interval `j` starts -#}
+{% macro _vulcan_plan_start_us(j, b) %}
+  {{ return(dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_plan_start_of(b.first + j, b))) }}
 {% endmacro %}
 
-{#- SQL: the runs of interval indexes `due` cut into chunks of at most `batch_size` -#}
-{% macro _vulcan_plan_chunks(due, batch_size) %}
-  {%- if batch_size is none -%}{{ return(due) }}{%- endif -%}
-  {{ return('flatten(transform(' ~ due ~ ', d -> transform(sequence(0L, (d.j - d.i) div ' ~ batch_size ~ '), n -> named_struct('
-    ~ "'i', d.i + n * " ~ batch_size ~ ", 'j', least(d.j, d.i + n * " ~ batch_size ~ ' + ' ~ (batch_size - 1) ~ ')))))') }}
+{#- epoch microseconds where relative interval `j` ends: where the next one starts, or the limit
+    for a partial last interval -#}
+{% macro _vulcan_plan_end_us(j, b) %}
+  {{ return(b.limit if b.partial and j >= b.complete else dbt_vulcan._vulcan_plan_start_us(j + 1, b)) }}
 {% endmacro %}
 
 {#- The scalar bounds of the plan, in epoch microseconds, from `p` (Python integer arithmetic;
@@ -198,7 +143,7 @@ from (
   {%- elif unit in months -%}
     {%- do b.update({'months': months[unit]}) -%}
   {%- else -%}
-    {{ exceptions.raise_compiler_error('vulcan_plan_intervals_sql: unit ' ~ (p.get('unit') | string | tojson) ~ ' is not one of: five_minute, quarter_hour, half_hour, hour, day, week, month, quarter, year') }}
+    {{ exceptions.raise_compiler_error('vulcan_plan_intervals: unit ' ~ (p.get('unit') | string | tojson) ~ ' is not one of: five_minute, quarter_hour, half_hour, hour, day, week, month, quarter, year') }}
   {%- endif -%}
   {%- set start = dbt_vulcan._vulcan_plan_time(p.get('start'), 'start') -%}
   {%- set limit = dbt_vulcan._vulcan_plan_time(p.get('due_end'), 'due_end') -%}
@@ -230,7 +175,7 @@ from (
 {% macro _vulcan_plan_time(value, key) %}
   {%- set text = value | string | trim -%}
   {%- if not modules.re.match('^\\d{4}-\\d{2}-\\d{2}([ T]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{6})?)?)?$', text) -%}
-    {{ exceptions.raise_compiler_error('vulcan_plan_intervals_sql: ' ~ key ~ ' ' ~ (value | string | tojson) ~ " is not a time 'YYYY-MM-DD HH:MM:SS[.ffffff]'") }}
+    {{ exceptions.raise_compiler_error('vulcan_plan_intervals: ' ~ key ~ ' ' ~ (value | string | tojson) ~ " is not a time 'YYYY-MM-DD HH:MM:SS[.ffffff]'") }}
   {%- endif -%}
   {{ return(modules.datetime.datetime.fromisoformat(text.replace('T', ' '))) }}
 {% endmacro %}
@@ -261,52 +206,15 @@ from (
   {{ return(modules.datetime.datetime((k * b.months) // 12, (k * b.months) % 12 + 1, 1)) }}
 {% endmacro %}
 
-{#- SQL: the index, relative to the first expected interval, of the interval holding epoch
-    microseconds `x` (an SQL expression of sums and differences, not parenthesized: the cold
-    parse of a fresh Spark process pays for every nesting level) -#}
-{% macro _vulcan_plan_k(x, b) %}
-  {%- if b.delta is defined -%}
-    {%- set t = x if b.origin == 0 else x ~ ' - ' ~ b.origin ~ 'L' -%}
-    {{ return('((' ~ t ~ ' - pmod(' ~ t ~ ', ' ~ b.delta ~ 'L)) div ' ~ b.delta ~ 'L - ' ~ b.first ~ 'L)') }}
-  {%- endif -%}
-  {%- set d = 'date_from_unix_date(cast((' ~ x ~ ' - pmod(' ~ x ~ ', 86400000000L)) div 86400000000L as int))' -%}
-  {{ return('((year(' ~ d ~ ') * 12 + month(' ~ d ~ ') - 1) div ' ~ b.months ~ ' - ' ~ b.first ~ 'L)') }}
-{% endmacro %}
-
-{#- SQL: epoch microseconds where relative interval `j` (an SQL expression) starts -#}
-{% macro _vulcan_plan_start_sql(j, b) %}
-  {%- set k = '(' ~ b.first ~ ' + ' ~ j ~ ')' -%}
-  {%- if b.delta is defined -%}
-    {{ return(k ~ ' * ' ~ b.delta ~ 'L' ~ (' + ' ~ b.origin ~ 'L' if b.origin else '')) }}
-  {%- endif -%}
-  {%- set m = k ~ ' * ' ~ b.months -%}
-  {{ return('unix_date(make_date(cast(' ~ m ~ ' div 12 as int), cast(pmod(' ~ m ~ ', 12) + 1 as int), 1)) * 86400000000L') }}
-{% endmacro %}
-
-{#- SQL: epoch microseconds where relative interval `j` (an SQL expression) ends: where the
-    next one starts, or the limit for a partial last interval -#}
-{% macro _vulcan_plan_end_sql(j, b) %}
-  {%- set boundary = dbt_vulcan._vulcan_plan_start_sql(j ~ ' + 1', b) -%}
-  {%- if b.partial -%}
-    {{ return('case when ' ~ j ~ ' < ' ~ b.complete ~ ' then ' ~ boundary ~ ' else ' ~ b.limit ~ 'L end') }}
-  {%- endif -%}
-  {{ return(boundary) }}
-{% endmacro %}
-
 {#- SQL: epoch microseconds of a 'YYYY-MM-DD HH:MM:SS[.ffffff]' string column (how the log
     writes times), read as UTC whatever the session time zone; null when it is not such a time -#}
 {% macro _vulcan_plan_us(column) %}
   {{ return("unix_micros(try_cast(concat(" ~ column ~ ", 'Z') as timestamp))") }}
 {% endmacro %}
 
-{#- SQL: the row's JSON `details` holds a truthy `name` (as Python's bool(details.get(name))) -#}
-{% macro _vulcan_plan_flag(name) %}
-  {{ return("coalesce(get_json_object(details, '$." ~ name ~ "') not in ('false', '0', '0.0', '', '[]', '{}'), false)") }}
-{% endmacro %}
-
 {% macro _vulcan_plan_int(value, key, minimum, maximum=none) %}
   {%- if value is number and value is not sameas true and value is not sameas false and value == value | int and value >= minimum and (maximum is none or value <= maximum) -%}
     {{ return(value | int) }}
   {%- endif -%}
-  {{ exceptions.raise_compiler_error('vulcan_plan_intervals_sql: ' ~ key ~ ' ' ~ (value | string | tojson) ~ ' is not an integer >= ' ~ minimum ~ ('' if maximum is none else ' and <= ' ~ maximum)) }}
+  {{ exceptions.raise_compiler_error('vulcan_plan_intervals: ' ~ key ~ ' ' ~ (value | string | tojson) ~ ' is not an integer >= ' ~ minimum ~ ('' if maximum is none else ' and <= ' ~ maximum)) }}
 {% endmacro %}

@@ -23,7 +23,9 @@
 
 {% macro default__vulcan_run_batches(kind, strategy_kind, relation, plan, cfg, time_type, projection, action, extra=none) %}
   {%- set strategy = dbt_vulcan.vulcan_strategy_macro(strategy_kind, cfg.file_format) -%}
-  {%- set details = tojson({'time_type': time_type, 'layout': dbt_vulcan.vulcan_layout(cfg)}) -%}
+  {%- set recorded_details = {'time_type': time_type, 'layout': dbt_vulcan.vulcan_layout(cfg)} -%}
+  {%- if plan.get('safety') -%}{%- do recorded_details.update({'safety': plan.safety}) -%}{%- endif -%}
+  {%- set details = tojson(recorded_details) -%}
   {%- set run_batches = [] if flags.EMPTY else plan.batches -%}
   {%- set stage = dbt_vulcan._vulcan_audit_stage_relation(relation) -%}
   {%- set audits = dbt_vulcan.vulcan_audits(cfg) if run_batches and (cfg.audits or cfg.grains) else [] -%}

@@ -1,0 +1,96 @@
+"""The Jinja side of a run's plan: `vulcan_plan_intervals` over a relation's log rows as the
+plan's one read returns them (operations/_log.sql), at 100, 1,000 and 10,000 rows.
+
+    .venv/bin/python benchmarks/plan_jinja.py [--repeat 5] [--rows 100,1000,10000]
+
+The log is a daily model that ran once a day: one processed row per day, each with the details
+a batch records; the plan is the next run's (one new day due). The macros are rendered by the
+macro harness (tests/unit/macro_harness.py: the package's macros in dbt's Jinja environment,
+no database), in this process, best of `--repeat`. Not a test: numbers for issue 32's goal
+(the plan at 10,000 log rows within 1.5x of 100 rows; benchmarks/plan_cost.py times the read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+FIRST_DAY = datetime(2000, 1, 1)
+EPOCH = datetime(1970, 1, 1)
+DETAILS = '{"layout": {"partitioned_by": ["event_date"]}, "time_type": "date"}'
+
+
+def _us(value: datetime) -> int:
+    return (value - EPOCH) // timedelta(microseconds=1)
+
+
+def log_rows(n: int) -> list[dict[str, Any]]:
+    """n daily runs' processed rows, in replay order, as the read returns them."""
+    return [
+        {
+            "relation": "bench.daily",
+            "model_id": "model.bench.daily",
+            "start": _us(FIRST_DAY + timedelta(days=d)),
+            "end": _us(FIRST_DAY + timedelta(days=d + 1)),
+            "row_type": "processed",
+            "fingerprint": "0123456789abcdef",
+            "invocation_id": f"{d:08d}-0000-0000-0000-000000000000",
+            "at": _us(FIRST_DAY + timedelta(days=d + 1, hours=1)),
+            "seq": 1,
+            "details": DETAILS,
+        }
+        for d in range(n)
+    ]
+
+
+def params(n: int) -> dict[str, Any]:
+    return {
+        "start": FIRST_DAY.isoformat(" "),
+        "end": None,
+        "unit": "day",
+        "week_start": 0,
+        "due_end": (FIRST_DAY + timedelta(days=n + 1)).isoformat(" "),
+        "allow_partials": False,
+        "lookback": 0,
+        "batch_size": None,
+        "explicit": None,
+        "rebuild": False,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rows", default="100,1000,10000")
+    args = parser.parse_args()
+    from tests.unit.macro_harness import Harness
+
+    harness = Harness()
+    sizes = [int(n) for n in args.rows.split(",")]
+    best: dict[int, float] = {}
+    for n in sizes:
+        rows, p = log_rows(n), params(n)
+        plan = harness.call("vulcan_plan_intervals", rows, p)
+        assert [b["intervals"] for b in plan["batches"]] == [1], plan["batches"]
+        times = []
+        for _ in range(args.repeat):
+            started = time.perf_counter()
+            harness.call("vulcan_plan_intervals", rows, p)
+            times.append(time.perf_counter() - started)
+        best[n] = min(times)
+    print("| log rows | plan in Jinja (s, best) | vs the smallest |")
+    print("|---:|---:|---:|")
+    for n in sizes:
+        print(f"| {n:,} | {best[n]:.4f} | {best[n] / best[sizes[0]]:.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
