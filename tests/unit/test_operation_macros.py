@@ -19,7 +19,7 @@ from dbt.adapters.vulcan import operations
 from dbt.adapters.vulcan.planner import RunVars, plan_model
 from dbt.adapters.vulcan.state import StateRow, compact
 from dbt.adapters.vulcan.state_cache import RelationState, values_sql
-from dbt.adapters.vulcan.timeutil import VulcanConfigError
+from dbt.adapters.vulcan.timeutil import VulcanConfigError, format_ts
 from tests.unit.macro_harness import (
     CompilerError,
     FakeResult,
@@ -232,24 +232,63 @@ def test_values_sql_escapes() -> None:
     assert got == values_sql([row, row])
 
 
-def test_read_log_is_one_query_and_reads_every_column() -> None:
+def test_read_log_is_one_plain_query_and_orders_rows_for_replay() -> None:
+    """One SELECT of the stored columns (no function, no order); the times parsed from the
+    text the log stores or from the datetimes dbt's result table makes of it, a fingerprint of
+    digits back to its 16 characters, the rows in replay order: (recorded_at, seq), processed
+    before removed, then the bounds."""
     seen: list[str] = []
+    later = T0 + timedelta(days=1)
     result = FakeResult(
         [
             (
                 "s.a",
                 "m1",
-                Decimal(micros(T0)),
-                Decimal(micros(T0) + 5),
+                format_ts(later),
+                format_ts(later + timedelta(days=1)),
+                "processed",
+                "0123456789abcdef",
+                "i3",
+                format_ts(RECORDED + timedelta(seconds=1)),
+                0,
+                None,
+            ),
+            (
+                "s.a",
+                "m1",
+                T0,
+                T0 + timedelta(microseconds=5),
                 "processed",
                 None,
                 "i1",
-                Decimal(micros(RECORDED)),
+                RECORDED,
                 Decimal(2),
                 '{"reset": true}',
             ),
-            ("s.b", None, 1, 2, "removed", "f", None, 3, 0, None),
-            ("s.a", "m1", 7, 9, "processed", "f", "i2", 4, 1, ""),
+            (
+                "s.b",
+                None,
+                "1970-01-01 00:00:00.000001",
+                "1970-01-01 00:00:00.000002",
+                "removed",
+                Decimal(123456789),
+                None,
+                "1970-01-01 00:00:00.000003",
+                None,
+                None,
+            ),
+            (
+                "s.a",
+                "m1",
+                format_ts(T0),
+                format_ts(later),
+                "removed",
+                "f",
+                "i2",
+                format_ts(RECORDED),
+                2,
+                "",
+            ),
         ]
     )
 
@@ -265,9 +304,12 @@ def test_read_log_is_one_query_and_reads_every_column() -> None:
     finally:
         _H.context["run_query"] = _H._run_query
     assert len(seen) == 2
-    assert "where relation in ('s.a', 's.b')" in seen[0]
+    assert seen[0] == (
+        "select relation, model_id, interval_start, interval_end, row_type, fingerprint, "
+        "invocation_id, recorded_at, seq, details from vulcan_state.vulcan_intervals "
+        "where relation in ('s.a', 's.b')"
+    )
     assert "where" not in seen[1]
-    assert "order by relation, at, seq" in seen[0]
     assert got["s.a"][0] == {
         "relation": "s.a",
         "model_id": "m1",
@@ -280,7 +322,14 @@ def test_read_log_is_one_query_and_reads_every_column() -> None:
         "seq": 2,
         "details": '{"reset": true}',
     }
-    assert [r["start"] for r in got["s.a"]] == [micros(T0), 7]
+    # the same moment and seq: processed before removed; then the later row
+    assert [(r["row_type"], r["invocation_id"]) for r in got["s.a"]] == [
+        ("processed", "i1"),
+        ("removed", "i2"),
+        ("processed", "i3"),
+    ]
+    assert got["s.a"][2]["fingerprint"] == "0123456789abcdef"
+    assert got["s.a"][2]["start"] == micros(later)
     assert got["s.b"] == [
         {
             "relation": "s.b",
@@ -288,7 +337,7 @@ def test_read_log_is_one_query_and_reads_every_column() -> None:
             "start": 1,
             "end": 2,
             "row_type": "removed",
-            "fingerprint": "f",
+            "fingerprint": "0000000123456789",
             "invocation_id": "",
             "at": 3,
             "seq": 0,

@@ -10,35 +10,57 @@
 
 {#- {relation key: [row, ...] in replay order} for the relations in `keys` (every relation
     when `keys` is none). A row: {relation, model_id, start, end, row_type, fingerprint,
-    invocation_id, at, seq, details}; start, end and at (recorded_at) in microseconds. -#}
+    invocation_id, at, seq, details}; start, end and at (recorded_at) in microseconds.
+
+    The read is a plain SELECT of the stored columns (no function, no order: a fresh JVM pays
+    for each one the first time); the times are parsed and the rows ordered here. A time comes
+    as the text the log stores ('YYYY-MM-DD HH:MM:SS[.ffffff]', UTC) or, through dbt's result
+    table, already as a naive datetime; a fingerprint of digits only as a number. -#}
 {% macro _vulcan_op_read_log(keys=none) %}
   {%- set by_key = {} -%}
   {%- if keys is not none and keys | length == 0 -%}{{ return(by_key) }}{%- endif -%}
   {%- set quoted = [] -%}
   {%- for key in (keys or []) -%}{%- do quoted.append(dbt_vulcan.vulcan_sql_string(key)) -%}{%- endfor -%}
-  {%- set us = dbt_vulcan._vulcan_plan_us -%}
   {%- set sql -%}
-    select relation, model_id, {{ us('interval_start') }} as s, {{ us('interval_end') }} as e,
-      row_type, fingerprint, invocation_id, {{ us('recorded_at') }} as at, coalesce(seq, 0) as seq,
-      details
+    select relation, model_id, interval_start, interval_end, row_type, fingerprint, invocation_id,
+      recorded_at, seq, details
     from {{ dbt_vulcan.vulcan_state_relation() }}
     {%- if keys is not none %}
     where relation in ({{ quoted | join(', ') }})
     {%- endif %}
-    order by relation, at, seq, case row_type when 'processed' then 1 when 'removed' then 2 else 3 end, s, e
   {%- endset -%}
   {% do dbt_vulcan.vulcan_refresh_state() %}
+  {#- the times: inline (a macro call per value costs more than the parse) -#}
+  {%- set parse = modules.datetime.datetime.fromisoformat -%}
+  {%- set epoch = modules.datetime.datetime(1970, 1, 1) -%}
+  {%- set one = modules.datetime.timedelta(microseconds=1) -%}
+  {%- set rank = {'processed': 1, 'removed': 2} -%}
+  {%- set sorting = {} -%}
   {%- for r in run_query(sql) -%}
     {%- set key = r[0] | string -%}
-    {%- if key not in by_key -%}{%- do by_key.update({key: []}) -%}{%- endif -%}
-    {%- do by_key[key].append({
-      'relation': key, 'model_id': (r[1] or '') | string, 'start': r[2] | int, 'end': r[3] | int,
-      'row_type': r[4] | string, 'fingerprint': (r[5] or '') | string,
-      'invocation_id': (r[6] or '') | string, 'at': r[7] | int, 'seq': r[8] | int,
+    {%- if key not in by_key -%}{%- do by_key.update({key: []}) -%}{%- do sorting.update({key: []}) -%}{%- endif -%}
+    {%- set t = [] -%}
+    {%- for v in (r[2], r[3], r[7]) -%}
+      {%- do t.append((((parse(v) if v is string else v.replace(tzinfo=none)) - epoch) // one) if v else 0) -%}
+    {%- endfor -%}
+    {%- set row = {
+      'relation': key, 'model_id': (r[1] or '') | string, 'start': t[0], 'end': t[1],
+      'row_type': r[4] | string,
+      'fingerprint': '%016d' | format(r[5] | int) if r[5] is number else (r[5] or '') | string,
+      'invocation_id': (r[6] or '') | string, 'at': t[2], 'seq': (r[8] or 0) | int,
       'details': (r[9] or '') | string,
-    }) -%}
+    } -%}
+    {%- do sorting[key].append([row.at, row.seq, rank.get(row.row_type, 3), row.start, row.end, by_key[key] | length]) -%}
+    {%- do by_key[key].append(row) -%}
   {%- endfor -%}
-  {{ return(by_key) }}
+  {#- replay order: (recorded_at, seq), then processed before removed and the bounds -#}
+  {%- set ordered = {} -%}
+  {%- for key, rows in by_key.items() -%}
+    {%- set out = [] -%}
+    {%- for item in sorting[key] | sort -%}{%- do out.append(rows[item[5]]) -%}{%- endfor -%}
+    {%- do ordered.update({key: out}) -%}
+  {%- endfor -%}
+  {{ return(ordered) }}
 {% endmacro %}
 
 {#- The JSON `details` of a row as a mapping ({} when empty, malformed or not an object). -#}
