@@ -36,7 +36,7 @@
   {%- set one = modules.datetime.timedelta(microseconds=1) -%}
   {%- set rank = {'processed': 1, 'removed': 2} -%}
   {%- set sorting = {} -%}
-  {%- for r in run_query(sql) -%}
+  {%- for r in run_query(sql).rows -%}
     {%- set key = r[0] | string -%}
     {%- if key not in by_key -%}{%- do by_key.update({key: []}) -%}{%- do sorting.update({key: []}) -%}{%- endif -%}
     {%- set t = [] -%}
