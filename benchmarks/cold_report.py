@@ -67,7 +67,7 @@ def statement_label(sql: str) -> str:
     text = " ".join(text.split())
     # the plan's read of the log: its form since issue 32 (one plain read, planned in Jinja),
     # or before it (`--before`: one planning query, issue 19's or issue 18's)
-    if text.lower().startswith("select relation, model_id, unix_micros("):
+    if text.lower().startswith("select relation, model_id, interval_start, interval_end,"):
         return "the plan: one read of the interval log (planned in Jinja)"
     if text.lower().startswith(("select inline(concat(", "with vulcan_log")):
         return "the plan: one query over the interval log (missing intervals, batches)"

@@ -89,6 +89,8 @@ def test_goals_are_ratios_of_medians_and_statement_maxima() -> None:
 def test_statement_label_names_the_plan_and_strips_dbts_comment() -> None:
     assert statement_label("/* {} */\n with vulcan_log as (...)").startswith("the plan")
     assert statement_label("/* {} */\nselect inline(concat(transform(x)))").startswith("the plan")
+    read = "select relation, model_id, interval_start, interval_end, row_type from s.t"
+    assert statement_label(read) == "the plan: one read of the interval log (planned in Jinja)"
     assert (
         statement_label('/* {"a": 1} */\ninsert   into t\nvalues (1)') == "insert into t values (1)"
     )
