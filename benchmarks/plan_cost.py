@@ -56,22 +56,6 @@ group by event_date, user_id) as vulcan_batch
 where `event_date` >= cast('{NEW_DAY}' as date) and `event_date` <= cast('{NEW_DAY}' as date)"""
 
 
-def plan_params() -> dict[str, Any]:
-    """The daily model's next run: every day processed but the last one."""
-    return {
-        "start": FIRST_DAY.isoformat(" "),
-        "end": None,
-        "unit": "day",
-        "week_start": 0,
-        "due_end": (FIRST_DAY + timedelta(days=DAYS + 1)).isoformat(" "),
-        "allow_partials": False,
-        "lookback": 0,
-        "batch_size": None,
-        "explicit": None,
-        "rebuild": False,
-    }
-
-
 def queries() -> dict[str, str]:
     """`read`: the relation's rows as they are stored; `plan`: the read a run's plan issues
     (operations/_log.sql: times as epoch microseconds, in replay order), whose rows Jinja

@@ -20,17 +20,14 @@ from hypothesis import strategies as st
 import tests.unit.test_audits as unit_cases
 from dbt.adapters.vulcan import audits as oracle
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
-from tests.unit.macro_harness import CompilerError, FakeResult, Harness
+from tests.unit.macro_harness import CompilerError, FakeResult, Harness, shared_harness
 
 STAGE = unit_cases.STAGE
-_HARNESS: Harness | None = None
 
 
 def harness() -> Harness:
-    global _HARNESS
-    if _HARNESS is None:
-        _HARNESS = Harness()
-    return _HARNESS
+    """The module's macro harness: the `vulcan` adapter's dispatch, shared per process."""
+    return shared_harness("vulcan")
 
 
 def _as_dict(audit: oracle.Audit) -> dict[str, Any]:

@@ -21,21 +21,16 @@ from dbt.adapters.vulcan.planner import RunVars, plan_model
 from dbt.adapters.vulcan.state import StateRow
 from dbt.adapters.vulcan.state_cache import RelationState
 from dbt.adapters.vulcan.timeutil import format_ts
-from tests.unit.macro_harness import CompilerError, Harness
+from tests.unit.macro_harness import CompilerError, Harness, shared_harness
 
 KEY = "s.m"
 RECORDED = datetime(2030, 1, 1)
 UNITS = [unit.value for unit in IntervalUnit]
 
-_HARNESS: Harness | None = None
-
 
 def harness() -> Harness:
-    """One macro harness per process (loading every macro takes seconds)."""
-    global _HARNESS
-    if _HARNESS is None:
-        _HARNESS = Harness()
-    return _HARNESS
+    """The module's macro harness: the `vulcan` adapter's dispatch, shared per process."""
+    return shared_harness("vulcan")
 
 
 # ------------------------------------------------------------------------------ cases

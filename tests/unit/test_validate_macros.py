@@ -29,18 +29,15 @@ from dbt.adapters.vulcan.config import ModelConfig, closest_key, edit_distance
 from dbt.adapters.vulcan.intervals import IntervalUnit
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
 from tests.functional.reliability import test_bad_input as bad_input
-from tests.unit.macro_harness import CompilerError, Harness
+from tests.unit.macro_harness import CompilerError, Harness, shared_harness
 
 KINDS = config_keys.KINDS
 TR, UK, PART, UM, SCDT, SCDC = KINDS
-_HARNESS: Harness | None = None
 
 
 def harness() -> Harness:
-    global _HARNESS
-    if _HARNESS is None:
-        _HARNESS = Harness()
-    return _HARNESS
+    """The module's macro harness: the `vulcan` adapter's dispatch, shared per process."""
+    return shared_harness("vulcan")
 
 
 def node(config: dict[str, Any], unrendered: dict[str, Any] | None = None) -> dict[str, Any]:
