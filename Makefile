@@ -47,7 +47,7 @@ functional-delta: setup
 # themselves (adapter_only). The SQLMesh oracles run in adapter mode only: the kinds' SQL they
 # check is the same Jinja in both modes (the adapter replaces only the state append, the stage
 # listing and the checks of its own Python), and the kinds' own tests run here.
-PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
+PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/functional/reliability/test_settings_once.py $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
 	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py tests/functional/test_plan_equals_run.py \
 	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \

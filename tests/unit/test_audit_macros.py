@@ -600,7 +600,9 @@ def test_audits_are_checked_before_any_write(h: Harness, variant: str) -> None:
     assert "unknown audit 'mine'" in message
     # grains_audit alone is checked too
     no_audits = {"kind": "incremental_by_time_range", "audits": [], "grains": []}
-    assert "grains_audit: 3 is not a boolean" in check(h, variant, no_audits, {"grains_audit": 3})
+    assert "grains_audit: 3 is not a boolean" in check(
+        h, variant, {**no_audits, "grains_audit": 3}, {"grains_audit": 3}
+    )
     assert check(h, variant, no_audits, {}) == ""
     assert check(h, variant, {**no_audits, "grains": ["id"]}, {}) == ""
 

@@ -302,9 +302,8 @@ def test_audits_are_checked_before_any_write(h: Harness) -> None:
         del h.context["audit_mine"]
     with pytest.raises(CompilerError, match="unknown audit 'mine'"):
         h.call("vulcan_check_extras", {**cfg, "audits": ["mine(x=1)"]})
-    h.context["model"] = {"name": "daily", "config": {"grains_audit": 3}}
     with pytest.raises(CompilerError, match="grains_audit: 3 is not a boolean"):
-        h.call("vulcan_check_extras", {**cfg, "audits": [], "grains": ["id"]})
+        h.call("vulcan_check_extras", {**cfg, "audits": [], "grains": ["id"], "grains_audit": 3})
 
 
 # --- the batch loop ------------------------------------------------------------------------------
@@ -362,7 +361,7 @@ def run_batches(h: Harness, **config: Any) -> list[str]:
         "unique_id": "model.p.daily",
         "config": {"time_column": "d", "start": "2025-01-01", **config},
     }
-    cfg = {**CFG, **{k: config[k] for k in ("audits", "grains") if k in config}}
+    cfg = {**CFG, **{k: config[k] for k in ("audits", "grains", "grains_audit") if k in config}}
     h.call("vulcan_run_batches", KIND, "time_range", relation(), PLAN, cfg, "date")
     return [s for s in h.statements if not is_state_append(s)]
 

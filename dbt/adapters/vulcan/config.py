@@ -83,6 +83,8 @@ class ModelConfig:
     # every kind
     grains: list[str] = field(default_factory=list)
     audits: list[Any] = field(default_factory=list)
+    # as given: the audits' parser (audits.py, utils/audit_parse.sql) checks it with the audits
+    grains_audit: Any = None
     safety_overrides: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -279,7 +281,7 @@ def settings(node: Any, kind: str | None = None) -> ModelConfig:
 def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
     """Validate a model's config for `kind`; raise one VulcanConfigError listing every problem."""
     errors = _Collector()
-    cfg = ModelConfig(model=model, kind=kind)
+    cfg = ModelConfig(model=model, kind=kind, grains_audit=config.get("grains_audit"))
     _unknown_keys(kind, config, errors)
     for key in REQUIRED_KEYS[kind]:
         if config.get(key) in (None, "", []):

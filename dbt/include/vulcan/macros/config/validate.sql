@@ -141,7 +141,8 @@
   {%- set rows = table.rows -%}
   {%- set errors = [] -%}
   {#- every setting starts at its default -#}
-  {%- set s = {'model': model, 'kind': kind, 'time_format': none, 'partition_cols': []} -%}
+  {#- grains_audit as given: the audits' parser (utils/audit_parse.sql) checks it with the audits -#}
+  {%- set s = {'model': model, 'kind': kind, 'time_format': none, 'partition_cols': [], 'grains_audit': config.get('grains_audit')} -%}
   {%- for row in rows.values() if 'value' in row -%}
     {%- set value = row.get('value_by_adapter', {}).get(adapter.type(), row.value) -%}
     {%- do s.update({row.name: row.get('value_by_kind', {}).get(kind, value)}) -%}

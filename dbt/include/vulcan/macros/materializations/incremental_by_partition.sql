@@ -19,7 +19,7 @@
   {% do dbt_vulcan._vulcan_whole_table_only(kind) %}
 
   {{ run_hooks(pre_hooks) }}
-  {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild)) -%}
+  {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild, state=begin.state)) -%}
   {%- set rebuild = plan.rebuild -%}  {#- a pending vulcan_restate rebuilds too -#}
   {%- if strategy_kind == 'partition' and not rebuild -%}
     {% do dbt_vulcan._vulcan_check_partition_layout(target_relation, cfg) %}

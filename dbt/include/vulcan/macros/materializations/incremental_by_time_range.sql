@@ -10,7 +10,7 @@
   {%- set rebuild = begin.rebuild -%}
 
   {{ run_hooks(pre_hooks) }}
-  {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild) -%}
+  {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild, state=begin.state) -%}
   {%- set time_type = plan.time_type -%}
   {#- an enforced contract checked against the query (dbt's contract error), before anything
       is touched; the table is then created with the contract's columns (utils/contract.sql) -#}

@@ -17,7 +17,7 @@
   {%- set rebuild = begin.rebuild -%}
 
   {{ run_hooks(pre_hooks) }}
-  {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild)) -%}
+  {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild, state=begin.state)) -%}
   {%- set rebuild = plan.rebuild -%}
   {#- an enforced contract checked against the query (dbt's contract error), before anything
       is touched; the table is then created with the contract's columns (utils/contract.sql) -#}

@@ -21,7 +21,7 @@
     {{ log('Model ' ~ model.name ~ ' (' ~ kind ~ ') ignores vulcan_start/vulcan_end: SCD type 2 history cannot be restated for a range (reset it with --full-refresh and disable_restatement: false).', info=True) }}
     {%- set run = {'execution_time': run.execution_time, 'start': none, 'end': none} -%}
   {%- endif -%}
-  {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild, model, run), run) -%}
+  {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, dbt_vulcan.vulcan_model_plan(cfg, target_relation, rebuild, model, run, begin.state), run) -%}
   {#- a pending vulcan_restate (disable_restatement: false) rebuilds the whole history -#}
   {%- set rebuild = plan.rebuild -%}
   {#- an enforced contract checked against the query (dbt's contract error), before anything

@@ -1,6 +1,7 @@
 {#- What one model run does: its batches, from the config, the state log and the run's vars.
 
-    vulcan_model_plan(cfg, relation, rebuild, node=model, run=vulcan_run_vars()) returns
+    vulcan_model_plan(cfg, relation, rebuild, node=model, run=vulcan_run_vars(), state=none)
+    returns
       batches            [{index, count, start, end, intervals, label, dirty, tracked}]
                          (start/end 'YYYY-MM-DD HH:MM:SS[.ffffff]', UTC)
       fingerprint        a hash of what decides the model's rows (its code, the keys that shape
@@ -9,26 +10,33 @@
                          recorded), layout (the table's, as the log recorded it: vulcan_layout),
                          previous_details (the latest processed row's details, a mapping),
                          has_state, rebuild, all_time, first_interval
+      settings_key, settings  what the run records for its settings (config/settings_once.sql:
+                         the key, and the settings when this run validated them)
 
-    One plain read of the relation's log rows (_vulcan_op_read_log), then Jinja: a kind with
+    One plain read of the relation's log rows (_vulcan_op_read_log; a materialization's
+    `state` is vulcan_begin's, which made that read), then Jinja: a kind with
     `start` is planned by range arithmetic (plan_intervals.sql); without `start` the run is one
     batch over all time up to the execution time, nothing recorded. The replay gives the latest
     processed row (its fingerprint, details) and a pending full restatement. The Python planner
     (dbt/adapters/vulcan/planner.py, plan_model) is the test oracle. -#}
 
-{% macro vulcan_model_plan(cfg, relation, rebuild, node=none, run=none) %}{{ return(adapter.dispatch('vulcan_model_plan', 'dbt_vulcan')(cfg, relation, rebuild, node, run)) }}{% endmacro %}
+{% macro vulcan_model_plan(cfg, relation, rebuild, node=none, run=none, state=none) %}{{ return(adapter.dispatch('vulcan_model_plan', 'dbt_vulcan')(cfg, relation, rebuild, node, run, state)) }}{% endmacro %}
 
-{% macro default__vulcan_model_plan(cfg, relation, rebuild, node, run) %}
+{% macro default__vulcan_model_plan(cfg, relation, rebuild, node, run, state=none) %}
   {%- set node = node if node is not none else model -%}
   {%- set run = run if run is not none else dbt_vulcan.vulcan_run_vars(cfg.model) -%}
   {%- set geometry = dbt_vulcan._vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
   {%- set epoch = modules.datetime.datetime(1970, 1, 1) -%}
   {%- set first_start = dbt_vulcan._vulcan_ts(cfg.start) if cfg.start else epoch -%}
   {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
-  {% do dbt_vulcan.vulcan_create_state_table() %}
   {#- the one read of the log: the relation's rows (it refreshes an Iceberg state first) -#}
-  {%- set key = dbt_vulcan.vulcan_relation_key(relation) -%}
-  {%- set rows = dbt_vulcan._vulcan_op_read_log([key]).get(key, []) -%}
+  {%- if state is none -%}
+    {% do dbt_vulcan.vulcan_create_state_table() %}
+    {%- set key = dbt_vulcan.vulcan_relation_key(relation) -%}
+    {%- set rows = dbt_vulcan._vulcan_op_read_log([key]).get(key, []) -%}
+  {%- else -%}
+    {%- set rows = state.rows -%}
+  {%- endif -%}
   {%- set batches = [] -%}
   {%- if cfg.start is none -%}
     {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
@@ -70,6 +78,7 @@
   {%- set details = dbt_vulcan._vulcan_op_details(latest) if latest is not none else {} -%}
   {%- set recorded_type = details.get('time_type') -%}
   {%- set fingerprint = dbt_vulcan.vulcan_fingerprint(node.raw_code, cfg, dbt_vulcan.vulcan_contract_signature(node)) -%}
+  {%- set settings_json = tojson(cfg) if state is not none and state.validated else none -%}
   {{ return({
     'batches': batches,
     'intervals': batches | sum(attribute='intervals'),
@@ -84,6 +93,8 @@
     'rebuild': plan_rebuild,
     'all_time': dbt_vulcan.vulcan_all_time(),
     'first_interval': [fmt(first_start), fmt(dbt_vulcan._vulcan_unit_add(first_start, geometry))],
+    'settings_key': state.settings_key if state is not none else none,
+    'settings': fromjson(settings_json) if settings_json else none,
   }) }}
 {% endmacro %}
 

@@ -18,8 +18,7 @@
 {% endmacro %}
 
 {% macro default__vulcan_audits(cfg) %}
-  {%- set grains_audit = dbt_vulcan.vulcan_node_config(model).get('grains_audit') -%}
-  {%- set parsed = dbt_vulcan._vulcan_audit_parse(cfg.model, cfg.audits, cfg.grains, grains_audit, context) -%}
+  {%- set parsed = dbt_vulcan._vulcan_audit_parse(cfg.model, cfg.audits, cfg.grains, cfg.get('grains_audit'), context) -%}
   {%- if parsed.error is not none -%}
     {{ exceptions.raise_compiler_error(parsed.error) }}
   {%- endif -%}
@@ -29,7 +28,7 @@
 {#- vulcan_check_extras (utils/prepare_target.sql), in both modes: a model with audits, grains
     or grains_audit gets its audits checked before anything is written. -#}
 {% macro _vulcan_check_audits(cfg) %}
-  {%- if cfg.audits or cfg.grains or dbt_vulcan.vulcan_node_config(model).get('grains_audit') is not none -%}
+  {%- if cfg.audits or cfg.grains or cfg.get('grains_audit') is not none -%}
     {% do dbt_vulcan.vulcan_audits(cfg) %}
   {%- endif -%}
 {% endmacro %}

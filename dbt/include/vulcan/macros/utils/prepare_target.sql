@@ -3,12 +3,13 @@
     (delta/iceberg atomically replace an existing table; parquet drops and recreates it).
     Returns true when the table was (re)created. -#}
 
-{#- The start of every materializing kind: the validated config (every problem at once, before
-    anything runs), the target, the existing relation, and whether the run rebuilds the table
+{#- The start of every materializing kind: the relation's log rows and the validated config
+    (config/settings_once.sql: every problem at once, before anything is written), the target, the existing relation, and whether the run rebuilds the table
     (none yet, a --full-refresh the model allows, or a view in its place). A swap that a
     killed run left half done is replayed first (utils/stage.sql). -#}
 {% macro vulcan_begin(kind) %}
-  {%- set cfg = dbt_vulcan.vulcan_settings(model, kind) -%}
+  {%- set state = dbt_vulcan.vulcan_model_state(model, kind, this) -%}
+  {%- set cfg = state.cfg -%}
   {% do dbt_vulcan.vulcan_check_extras(cfg) %}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set full_refresh = dbt_vulcan.vulcan_full_refresh(cfg, should_full_refresh() and existing_relation is not none) -%}
@@ -17,6 +18,7 @@
   {%- endif -%}
   {{ return({
     'cfg': cfg,
+    'state': state,
     'target_relation': this.incorporate(type='table'),
     'existing_relation': existing_relation,
     'rebuild': existing_relation is none or full_refresh or existing_relation.type != 'table',
@@ -120,5 +122,5 @@
     {{ exceptions.raise_compiler_error(where ~ " has no dbt-vulcan state (it was built by another materialization, or its state was reset), and " ~ key ~ " is true, so it is not rebuilt: its rows may be history a rebuild cannot recompute. Nothing was written. To build it as " ~ cfg.kind ~ ", drop the table, or run once with --full-refresh and " ~ key ~ ": false.") }}
   {%- endif -%}
   {{ log("Model '" ~ cfg.model ~ "': " ~ relation ~ " exists but has no dbt-vulcan state (built by another materialization, or its state was reset); rebuilding it as " ~ cfg.kind ~ ".", info=True) }}
-  {{ return(dbt_vulcan.vulcan_model_plan(cfg, relation, true, model, run)) }}
+  {{ return(dbt_vulcan.vulcan_model_plan(cfg, relation, true, model, run, begin.state)) }}
 {% endmacro %}

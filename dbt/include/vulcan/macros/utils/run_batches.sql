@@ -25,7 +25,13 @@
   {%- set strategy = dbt_vulcan.vulcan_strategy_macro(strategy_kind, cfg.file_format) -%}
   {%- set recorded_details = {'time_type': time_type, 'layout': dbt_vulcan.vulcan_layout(cfg)} -%}
   {%- if plan.get('safety') -%}{%- do recorded_details.update({'safety': plan.safety}) -%}{%- endif -%}
+  {%- if plan.get('settings_key') -%}{%- do recorded_details.update({'settings_key': plan.settings_key}) -%}{%- endif -%}
   {%- set details = tojson(recorded_details) -%}
+  {#- the settings this run validated ride on its first recorded row (config/settings_once.sql) -#}
+  {%- if plan.get('settings_key') and plan.get('settings') is mapping -%}
+    {%- do recorded_details.update({'settings': plan.settings}) -%}
+  {%- endif -%}
+  {%- set first_details = tojson(recorded_details) -%}
   {%- set run_batches = [] if flags.EMPTY else plan.batches -%}
   {%- set stage = dbt_vulcan._vulcan_audit_stage_relation(relation) -%}
   {%- set audits = dbt_vulcan.vulcan_audits(cfg) if run_batches and (cfg.audits or cfg.grains) else [] -%}
@@ -51,7 +57,7 @@
         query) records the run itself: an empty range at the execution time, which adds no
         interval but gives the model a last run and a fingerprint (status, history, plan) -#}
     {%- set recorded = interval if batch.tracked else [[plan.execution_time, plan.execution_time]] -%}
-    {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, recorded, 'processed', plan.fingerprint, details)) %}
+    {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, recorded, 'processed', plan.fingerprint, first_details if loop.first else details)) %}
     {%- if audits -%}
       {% do dbt_vulcan._vulcan_drop_audit_stage(stage, cfg.file_format) %}
     {%- endif -%}

@@ -1,0 +1,150 @@
+"""Where a one-day time-range run spends its Jinja: the macros a run compiles (as a fresh
+`dbt` process does) and calls, with the time of each compile.
+
+    .venv/bin/python benchmarks/jinja_profile.py [--mode adapter|package] [--top 40]
+
+One embedded Spark session, one project in a temporary folder with one daily time-range model;
+`dbt run` backfills three days, then the measured run processes the next day. Before the
+measured run dbt's template cache is emptied, so every macro compiles again as it would in a
+new process. Prints the templates compiled (bytes of source, milliseconds), the macro calls
+per macro, and the totals. Not a test: numbers for issue 32's item 5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+MODEL = """{{ config(materialized='incremental_by_time_range', time_column='event_date',
+    start='2025-01-01', cron='@daily', lookback=0, file_format='parquet',
+    partitioned_by=['event_date']) }}
+select cast(id % 7 as int) as user_id, count(*) as events,
+       date_add(date'2025-01-01', cast(id % 30 as int)) as event_date
+from range(3000)
+group by 1, 3
+"""
+
+
+def write_project(folder: Path, mode: str) -> None:
+    (folder / "models").mkdir(parents=True)
+    (folder / "models" / "daily.sql").write_text(MODEL)
+    project = [
+        "name: jprof",
+        "version: '1.0'",
+        "config-version: 2",
+        "profile: jprof",
+        "flags: {send_anonymous_usage_stats: false}",
+    ]
+    project.append("dispatch: [{macro_namespace: dbt, search_order: [jprof, dbt_vulcan, dbt]}]")
+    (folder / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
+    (folder / "dbt_project.yml").write_text("\n".join(project) + "\n")
+    work = folder / "spark"
+    log4j = ROOT / "tests" / "log4j2.properties"
+    adapter = "vulcan" if mode == "adapter" else "spark"
+    derby = f"jdbc:derby:;databaseName={work}/metastore_db;create=true"
+    java = f"-Dderby.system.home={work} -Dlog4j2.configurationFile={log4j}"
+    (folder / "profiles.yml").write_text(
+        f"""jprof:
+  target: t
+  outputs:
+    t:
+      type: {adapter}
+      method: session
+      host: localhost
+      schema: jprof
+      threads: 1
+      server_side_parameters:
+        spark.master: "local[2]"
+        spark.sql.warehouse.dir: "{work}/warehouse"
+        spark.hadoop.javax.jdo.option.ConnectionURL: "{derby}"
+        spark.driver.extraJavaOptions: "{java}"
+        spark.ui.enabled: "false"
+        spark.sql.shuffle.partitions: "4"
+        spark.sql.session.timeZone: "UTC"
+"""
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=("adapter", "package"), default="adapter")
+    parser.add_argument("--top", type=int, default=40)
+    args = parser.parse_args()
+
+    from dbt.cli.main import dbtRunner
+    from dbt_common.clients import jinja
+
+    folder = Path(tempfile.mkdtemp(prefix="jprof_"))
+    write_project(folder, args.mode)
+    os.chdir(folder)
+    base = ["--project-dir", str(folder), "--profiles-dir", str(folder), "--quiet"]
+    dbtRunner().invoke(["deps", *base])
+    runner = dbtRunner()
+    first = runner.invoke(["run", *base, "--vars", "{vulcan_execution_time: '2025-01-04'}"])
+    assert first.success, first.exception
+
+    compiled: dict[str, tuple[int, float]] = {}
+    calls: collections.Counter[str] = collections.Counter()
+    files: collections.Counter[str] = collections.Counter()
+    file_ms: collections.Counter[str] = collections.Counter()
+    cache = jinja.template_cache
+    original_get = cache.get_node_template
+
+    def timed_get(node: Any) -> Any:
+        calls[node.name] += 1
+        if node.macro_sql in cache.file_cache:
+            return cache.file_cache[node.macro_sql]
+        start = time.perf_counter()
+        template = original_get(node)
+        files[node.original_file_path.split("macros/", 1)[-1]] += len(node.macro_sql)
+        file_ms[node.original_file_path.split("macros/", 1)[-1]] += (
+            time.perf_counter() - start
+        ) * 1000
+        compiled[f"{node.package_name}.{node.name}"] = (
+            len(node.macro_sql),
+            (time.perf_counter() - start) * 1000,
+        )
+        return template
+
+    cache.clear()
+    cache.get_node_template = timed_get  # type: ignore[method-assign]
+    start = time.perf_counter()
+    second = runner.invoke(["run", *base, "--vars", "{vulcan_execution_time: '2025-01-05'}"])
+    wall = time.perf_counter() - start
+    assert second.success, second.exception
+    model_time = next(
+        r.execution_time for r in second.result.results if r.node.unique_id == "model.jprof.daily"
+    )
+
+    print(f"mode {args.mode}: model time {model_time:.2f} s, dbt run {wall:.2f} s")
+    total_bytes = sum(size for size, _ in compiled.values())
+    total_ms = sum(ms for _, ms in compiled.values())
+    ours = {k: v for k, v in compiled.items() if k.split(".")[0] in ("vulcan", "dbt_vulcan")}
+    print(
+        f"templates compiled: {len(compiled)} ({total_bytes / 1000:.0f} KB, {total_ms:.0f} ms);"
+        f" dbt-vulcan's: {len(ours)} ({sum(s for s, _ in ours.values()) / 1000:.0f} KB,"
+        f" {sum(m for _, m in ours.values()):.0f} ms)"
+    )
+    print(f"macro calls: {sum(calls.values())} to {len(calls)} macros")
+    print("\nslowest compiles (ms, bytes, macro):")
+    for name, (size, ms) in sorted(compiled.items(), key=lambda kv: -kv[1][1])[: args.top]:
+        print(f"  {ms:7.1f} {size:7d}  {name}")
+    print("\ncompiled source per file (ms, bytes, file):")
+    for name, size in files.most_common():
+        print(f"  {file_ms[name]:7.1f} {size:7d}  {name}")
+    print("\nmost called (calls, macro):")
+    for name, count in calls.most_common(args.top):
+        print(f"  {count:6d}  {name}")
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+{#- A model run's state and settings: the one read of the relation's log rows, then the
+    validated settings once per definition.
+
+    The validator (validate.sql) is the largest share of the Jinja a run compiles. Its output
+    depends only on the node's config as dbt hands it over, the kind, the dbt adapter's type and
+    dbt-vulcan's release, so a run that validated records its settings with a key of those
+    inputs (`settings_key`, `settings`: the first processed row of the run, run_batches.sql);
+    a later run whose key is found on a recorded row takes the settings from there and does not
+    validate. Anything else (a changed config, a new release, a log without the row) validates
+    again, so a bad config is still refused before anything is written. -#}
+
+{#- {rows: the relation's log rows in replay order (operations/_log.sql), cfg: the settings,
+     settings_key, validated: whether this run validated}. -#}
+{% macro vulcan_model_state(node, kind, relation) %}
+  {% do dbt_vulcan.vulcan_create_state_table() %}
+  {%- set relation_key = dbt_vulcan.vulcan_relation_key(relation) -%}
+  {%- set rows = dbt_vulcan._vulcan_op_read_log([relation_key]).get(relation_key, []) -%}
+  {%- set key = dbt_vulcan.vulcan_settings_key(node, kind) -%}
+  {#- newest first; only a row carrying settings of this key is parsed -#}
+  {%- for row in rows | reverse if key in row.details and '"settings"' in row.details -%}
+    {%- set recorded = fromjson(row.details, {}) -%}
+    {%- if recorded is mapping and recorded.get('settings_key') == key and recorded.get('settings') is mapping -%}
+      {{ log("Model '" ~ recorded.settings.model ~ "': settings as recorded for this definition (not validated again)", info=false) }}
+      {{ return({'rows': rows, 'cfg': recorded.settings, 'settings_key': key, 'validated': false}) }}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return({'rows': rows, 'cfg': dbt_vulcan.vulcan_settings(node, kind), 'settings_key': key, 'validated': true}) }}
+{% endmacro %}
+
+{#- What the settings are made of, hashed: their text as Python writes it (a date of YAML, which
+    JSON cannot hold, included; an object without a faithful text writes its address, so it
+    never matches another run's). -#}
+{% macro vulcan_settings_key(node, kind) %}
+  {%- set inputs = [
+    kind, adapter.type(), dbt_vulcan.vulcan_release(),
+    node.get('config'), node.get('unrendered_config'), node.get('config_call_dict'),
+  ] | string -%}
+  {{ return(local_md5(inputs)[:16]) }}
+{% endmacro %}
+
+{#- dbt-vulcan's release (dbt/adapters/vulcan/__version__.py; a unit test keeps them equal). -#}
+{% macro vulcan_release() %}{{ return('0.1.0') }}{% endmacro %}
