@@ -1,8 +1,8 @@
 """The validated settings once per definition, through real dbt runs in both modes
 (config/settings_once.sql): the run that validates records its settings on its first processed
-row; the next run of the same config takes them from there (a debug line says so) and they are
-in effect; a changed config is validated again: a bad one is refused before anything is written
-or recorded, a good one records its settings anew.
+row, with its cron parsed; the next run of the same config takes them from there (a debug line
+says so) and they are in effect; a changed config is validated again: a bad one is refused
+before anything is written or recorded, a good one records its settings anew.
 
 Runs on the embedded session (parquet): what is checked is the state log and the plan."""
 
@@ -61,6 +61,7 @@ class TestSettingsOncePerDefinition:
         (first,) = details(project)
         assert first["settings"]["lookback"] == 1 and first["settings"]["model"] == "daily"
         assert first["settings"]["start"] == "2025-01-01 00:00:00"
+        assert first["cron"]["normalized"] == "0 0 * * *" and first["cron"]["hours"] == [0]
         key = first["settings_key"]
 
         # same definition: the settings come from the log, and are the ones in effect
@@ -68,7 +69,7 @@ class TestSettingsOncePerDefinition:
         _, log = run_day("2025-01-04")
         assert REUSED in log
         later = details(project)[-1]
-        assert later["settings_key"] == key and "settings" not in later
+        assert later["settings_key"] == key and "settings" not in later and "cron" not in later
         day = models_state_rows(project, ["daily"])["daily"][-1]
         assert day[:2] == ("2025-01-02 00:00:00", "2025-01-04 00:00:00"), day
 

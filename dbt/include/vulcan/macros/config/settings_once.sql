@@ -3,14 +3,16 @@
 
     The validator (validate.sql) is the largest share of the Jinja a run compiles. Its output
     depends only on the node's config as dbt hands it over, the kind, the dbt adapter's type and
-    dbt-vulcan's release, so a run that validated records its settings with a key of those
-    inputs (`settings_key`, `settings`: the first processed row of the run, run_batches.sql);
+    dbt-vulcan's release, so a run that validated records its settings (and its cron parsed,
+    which the plan needs on every run) with a key of those inputs (`settings_key`, `settings`,
+    `cron`: the first processed row of the run, run_batches.sql);
     a later run whose key is found on a recorded row takes the settings from there and does not
     validate. Anything else (a changed config, a new release, a log without the row) validates
     again, so a bad config is still refused before anything is written. -#}
 
 {#- {rows: the relation's log rows in replay order (operations/_log.sql), cfg: the settings,
-     settings_key, validated: whether this run validated}. -#}
+     cron: the schedule's cron parsed (vulcan_cron_parse), settings_key, record: what this run
+     records on its first row when it validated ({settings, cron}), else none}. -#}
 {% macro vulcan_model_state(node, kind, relation) %}
   {% do dbt_vulcan.vulcan_create_state_table() %}
   {%- set relation_key = dbt_vulcan.vulcan_relation_key(relation) -%}
@@ -19,12 +21,16 @@
   {#- newest first; only a row carrying settings of this key is parsed -#}
   {%- for row in rows | reverse if key in row.details and '"settings"' in row.details -%}
     {%- set recorded = fromjson(row.details, {}) -%}
-    {%- if recorded is mapping and recorded.get('settings_key') == key and recorded.get('settings') is mapping -%}
+    {%- if recorded is mapping and recorded.get('settings_key') == key and recorded.get('settings') is mapping and recorded.get('cron') is mapping -%}
       {{ log("Model '" ~ recorded.settings.model ~ "': settings as recorded for this definition (not validated again)", info=false) }}
-      {{ return({'rows': rows, 'cfg': recorded.settings, 'settings_key': key, 'validated': false}) }}
+      {{ return({'rows': rows, 'cfg': recorded.settings, 'cron': recorded.cron, 'settings_key': key, 'record': none}) }}
     {%- endif -%}
   {%- endfor -%}
-  {{ return({'rows': rows, 'cfg': dbt_vulcan.vulcan_settings(node, kind), 'settings_key': key, 'validated': true}) }}
+  {%- set cfg = dbt_vulcan.vulcan_settings(node, kind) -%}
+  {%- set cron = dbt_vulcan.vulcan_cron_parse(cfg.cron) -%}
+  {#- a copy: what is recorded is what was validated -#}
+  {%- set record = fromjson(tojson({'settings': cfg, 'cron': cron})) -%}
+  {{ return({'rows': rows, 'cfg': cfg, 'cron': cron, 'settings_key': key, 'record': record}) }}
 {% endmacro %}
 
 {#- What the settings are made of, hashed: their text as Python writes it (a date of YAML, which

@@ -10,8 +10,9 @@
                          recorded), layout (the table's, as the log recorded it: vulcan_layout),
                          previous_details (the latest processed row's details, a mapping),
                          has_state, rebuild, all_time, first_interval
-      settings_key, settings  what the run records for its settings (config/settings_once.sql:
-                         the key, and the settings when this run validated them)
+      settings_key, settings_record  what the run records for its settings
+                         (config/settings_once.sql: the key; {settings, cron} when this run
+                         validated them)
 
     One plain read of the relation's log rows (_vulcan_op_read_log; a materialization's
     `state` is vulcan_begin's, which made that read), then Jinja: a kind with
@@ -50,7 +51,8 @@
     {%- if cfg.allow_partials -%}
       {%- set due_end = run.execution_time -%}
     {%- else -%}
-      {%- set due_end = dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_ts(dbt_vulcan.vulcan_cron_last_tick(cfg.cron, run.execution_time)), geometry) -%}
+      {%- set cron = state.cron if state is not none and state.cron is mapping else cfg.cron -%}
+      {%- set due_end = dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_ts(dbt_vulcan.vulcan_cron_last_tick(cron, run.execution_time)), geometry) -%}
     {%- endif -%}
     {%- set explicit = none -%}
     {%- if run.start is not none and not rebuild -%}
@@ -78,7 +80,6 @@
   {%- set details = dbt_vulcan._vulcan_op_details(latest) if latest is not none else {} -%}
   {%- set recorded_type = details.get('time_type') -%}
   {%- set fingerprint = dbt_vulcan.vulcan_fingerprint(node.raw_code, cfg, dbt_vulcan.vulcan_contract_signature(node)) -%}
-  {%- set settings_json = tojson(cfg) if state is not none and state.validated else none -%}
   {{ return({
     'batches': batches,
     'intervals': batches | sum(attribute='intervals'),
@@ -94,7 +95,7 @@
     'all_time': dbt_vulcan.vulcan_all_time(),
     'first_interval': [fmt(first_start), fmt(dbt_vulcan._vulcan_unit_add(first_start, geometry))],
     'settings_key': state.settings_key if state is not none else none,
-    'settings': fromjson(settings_json) if settings_json else none,
+    'settings_record': state.record if state is not none else none,
   }) }}
 {% endmacro %}
 

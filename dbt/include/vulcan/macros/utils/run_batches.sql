@@ -28,8 +28,8 @@
   {%- if plan.get('settings_key') -%}{%- do recorded_details.update({'settings_key': plan.settings_key}) -%}{%- endif -%}
   {%- set details = tojson(recorded_details) -%}
   {#- the settings this run validated ride on its first recorded row (config/settings_once.sql) -#}
-  {%- if plan.get('settings_key') and plan.get('settings') is mapping -%}
-    {%- do recorded_details.update({'settings': plan.settings}) -%}
+  {%- if plan.get('settings_key') and plan.get('settings_record') is mapping -%}
+    {%- do recorded_details.update(plan.settings_record) -%}
   {%- endif -%}
   {%- set first_details = tojson(recorded_details) -%}
   {%- set run_batches = [] if flags.EMPTY else plan.batches -%}
