@@ -55,14 +55,15 @@ PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/funct
 	tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill
 
 # (a converted table: the same Jinja as adapter mode, which runs it on every format)
-# the write strategies of Delta and Iceberg in package mode: a reordered SELECT moves no value;
-# eight threads append to a Delta / Iceberg state table
+# the write strategies of Iceberg in package mode: a reordered SELECT moves no value (on Delta:
+# `make databricks`, the package's Delta path; adapter mode runs the same Jinja on Delta); eight
+# threads append to a Delta / Iceberg state table
 THREADS_TEST = tests/functional/reliability/test_concurrency.py::TestEightThreadsSeveralRuns
 PACKAGE_FORMAT_TESTS = $(KINDS)/test_existing_tables.py::TestReorderedSelect $(THREADS_TEST)
 functional-package: setup
 	$(PYTEST) $(PACKAGE_TESTS) -q --durations=$(DURATIONS) --profile parquet --mode package \
 		--deselect $(KINDS)/test_existing_tables.py::TestConvertedFromTable
-	$(PYTEST) $(PACKAGE_FORMAT_TESTS) -q --durations=$(DURATIONS) --profile delta --mode package
+	$(PYTEST) $(THREADS_TEST) -q --durations=$(DURATIONS) --profile delta --mode package
 	$(PYTEST) $(PACKAGE_FORMAT_TESTS) -q --durations=$(DURATIONS) --profile iceberg --mode package
 
 # Iceberg in adapter mode: what depends on the table format (every kind's write strategy,
@@ -151,8 +152,11 @@ databricks-full: setup
 # built twice in a row (the second build runs every model incrementally), once on Delta.
 integration: integration-parquet integration-delta
 
+# CI builds it once (its second, incremental build: `make integration-parquet`; the package's in
+# `make databricks`)
+PARQUET_BUILDS ?= 2
 integration-parquet: setup
-	bash integration_project/run.sh parquet 2
+	bash integration_project/run.sh parquet $(PARQUET_BUILDS)
 
 integration-delta: setup
 	bash integration_project/run.sh delta 1
@@ -165,13 +169,13 @@ integration-package: setup
 	bash integration_project/run.sh parquet $(PACKAGE_BUILDS) package
 
 # Everything CI runs, in two lanes at once: parquet + Iceberg + the example project on
-# type: vulcan (built twice) and on stock type: spark with the package + the Thrift server,
+# type: vulcan and on stock type: spark with the package (built once each) + the Thrift server,
 # beside lint, the unit tests, Delta, package mode's functional lane and type: databricks.
 test: setup
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 test-lane-1: setup
 	$(MAKE) --no-print-directory -j1 functional-parquet functional-iceberg integration-parquet integration-package thrift \
-		PACKAGE_BUILDS=1
+		PARQUET_BUILDS=1 PACKAGE_BUILDS=1
 test-lane-2: setup
 	$(MAKE) --no-print-directory -j1 lint unit functional-delta functional-package databricks
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
