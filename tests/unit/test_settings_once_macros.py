@@ -1,16 +1,16 @@
 """The key the validated settings are recorded and found under (config/settings_once.sql): the
 same for the same node, kind, adapter type and release; different when any of them changes; a
 date (YAML's, which JSON cannot hold) does not break it. The settings survive the
-JSON round trip of the state log unchanged, so a run that reads them back plans as the run that
+YAML round trip of the state log unchanged, so a run that reads them back plans as the run that
 validated them."""
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from typing import Any
 
 import pytest
+import yaml
 
 import tests.unit.test_config as unit_cases
 from dbt.adapters.vulcan.__version__ import version
@@ -61,6 +61,11 @@ def test_a_date_is_part_of_the_key() -> None:
     assert key({**GOOD, "start": date(2025, 1, 1)}) != key({**GOOD, "start": date(2025, 1, 2)})
 
 
-def test_settings_survive_the_json_round_trip() -> None:
-    settings = shared_harness("vulcan").call("vulcan_settings", node(GOOD), TR)
-    assert json.loads(json.dumps(settings)) == settings
+def test_settings_survive_the_yaml_round_trip() -> None:
+    """As dbt's toyaml / fromyaml write and read them (yaml.safe_dump / safe_load), a date of
+    YAML in an audit's arguments included (JSON cannot write it)."""
+    audit = {"name": "accepted_range", "column": "d", "min": date(2025, 1, 1)}
+    config = {**GOOD, "audits": [audit]}
+    settings = shared_harness("vulcan").call("vulcan_settings", node(config), TR)
+    assert settings["audits"] == [audit]
+    assert yaml.safe_load(yaml.safe_dump(settings, sort_keys=False)) == settings

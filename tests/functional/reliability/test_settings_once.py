@@ -1,8 +1,9 @@
 """The validated settings once per definition, through real dbt runs in both modes
 (config/settings_once.sql): the run that validates records its settings on its first processed
-row, with its cron parsed; the next run of the same config takes them from there (a debug line
-says so) and they are in effect; a changed config is validated again: a bad one is refused
-before anything is written or recorded, a good one records its settings anew.
+row (as YAML text), with its cron parsed; the next run of the
+same config takes them from there (a debug line says so) and they are in effect; a changed
+config is validated again: a bad one is refused before anything is written or recorded, a good
+one records its settings anew.
 
 Runs on the embedded session (parquet): what is checked is the state log and the plan."""
 
@@ -12,6 +13,7 @@ import json
 from typing import Any
 
 import pytest
+import yaml
 from dbt.tests.util import run_dbt_and_capture, write_file
 
 from tests.functional.util import STATE, models_state_rows, rows
@@ -20,6 +22,15 @@ SOURCE = (
     "select * from values (1, date'2025-01-01'), (2, date'2025-01-02'), (3, date'2025-01-03'),"
     " (4, date'2025-01-04'), (5, date'2025-01-05') as t(id, event_date)"
 )
+# an audit whose argument is a date of YAML
+PROPERTIES = """
+version: 2
+models:
+  - name: daily
+    config:
+      audits:
+        - {name: accepted_range, column: event_date, min: 2025-01-01}
+"""
 REUSED = "Model 'daily': settings as recorded for this definition (not validated again)"
 
 
@@ -53,14 +64,17 @@ def run_day(day: str, expect_pass: bool = True) -> tuple[Any, str]:
 class TestSettingsOncePerDefinition:
     @pytest.fixture(scope="class")
     def models(self) -> dict[str, str]:
-        return {"daily.sql": model_sql(1)}
+        return {"daily.sql": model_sql(1), "daily.yml": PROPERTIES}
 
     def test_recorded_reused_and_validated_again(self, project: Any) -> None:
         _, log = run_day("2025-01-03")
         assert REUSED not in log
         (first,) = details(project)
-        assert first["settings"]["lookback"] == 1 and first["settings"]["model"] == "daily"
-        assert first["settings"]["start"] == "2025-01-01 00:00:00"
+        settings = yaml.safe_load(first["settings"])
+        assert settings["lookback"] == 1 and settings["model"] == "daily"
+        assert settings["start"] == "2025-01-01 00:00:00"
+        # dbt hands the YAML date over as text (a date object: the unit test of the key)
+        assert str(settings["audits"][0]["min"]) == "2025-01-01"
         assert first["cron"]["normalized"] == "0 0 * * *" and first["cron"]["hours"] == [0]
         key = first["settings_key"]
 
@@ -88,6 +102,7 @@ class TestSettingsOncePerDefinition:
         _, log = run_day("2025-01-05")
         assert REUSED not in log
         newest = details(project)[-1]
-        assert newest["settings"]["lookback"] == 0 and newest["settings_key"] != key
+        settings = yaml.safe_load(newest["settings"])
+        assert settings["lookback"] == 0 and newest["settings_key"] != key
         day = models_state_rows(project, ["daily"])["daily"][-1]
         assert day[:2] == ("2025-01-04 00:00:00", "2025-01-05 00:00:00"), day

@@ -12,7 +12,7 @@
 
 {#- {rows: the relation's log rows in replay order (operations/_log.sql), cfg: the settings,
      cron: the schedule's cron parsed (vulcan_cron_parse), settings_key, record: what this run
-     records on its first row when it validated ({settings, cron}), else none}. -#}
+     records on its first row when it validated ({settings: as YAML text, cron}), else none}. -#}
 {% macro vulcan_model_state(node, kind, relation) %}
   {% do dbt_vulcan.vulcan_create_state_table() %}
   {%- set relation_key = dbt_vulcan.vulcan_relation_key(relation) -%}
@@ -21,16 +21,21 @@
   {#- newest first; only a row carrying settings of this key is parsed -#}
   {%- for row in rows | reverse if key in row.details and '"settings"' in row.details -%}
     {%- set recorded = fromjson(row.details, {}) -%}
-    {%- if recorded is mapping and recorded.get('settings_key') == key and recorded.get('settings') is mapping and recorded.get('cron') is mapping -%}
-      {{ log("Model '" ~ recorded.settings.model ~ "': settings as recorded for this definition (not validated again)", info=false) }}
-      {{ return({'rows': rows, 'cfg': recorded.settings, 'cron': recorded.cron, 'settings_key': key, 'record': none}) }}
+    {%- if recorded is mapping and recorded.get('settings_key') == key and recorded.get('settings') is string and recorded.get('cron') is mapping -%}
+      {%- set cfg = fromyaml(recorded.settings) -%}
+      {%- if cfg is mapping -%}
+        {{ log("Model '" ~ cfg.model ~ "': settings as recorded for this definition (not validated again)", info=false) }}
+        {{ return({'rows': rows, 'cfg': cfg, 'cron': recorded.cron, 'settings_key': key, 'record': none}) }}
+      {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
   {%- set cfg = dbt_vulcan.vulcan_settings(node, kind) -%}
   {%- set cron = dbt_vulcan.vulcan_cron_parse(cfg.cron) -%}
-  {#- a copy: what is recorded is what was validated -#}
-  {%- set record = fromjson(tojson({'settings': cfg, 'cron': cron})) -%}
-  {{ return({'rows': rows, 'cfg': cfg, 'cron': cron, 'settings_key': key, 'record': record}) }}
+  {#- the settings as YAML text, not JSON: a config may hold a date of YAML (an audit's
+      argument) that JSON cannot write and YAML reads back as it was; settings YAML cannot
+      write are not recorded (the next run validates again) -#}
+  {%- set text = toyaml(cfg) -%}
+  {{ return({'rows': rows, 'cfg': cfg, 'cron': cron, 'settings_key': key, 'record': {'settings': text, 'cron': cron} if text else none}) }}
 {% endmacro %}
 
 {#- What the settings are made of, hashed: their text as Python writes it (a date of YAML, which
