@@ -11,8 +11,8 @@
                          previous_details (the latest processed row's details, a mapping),
                          has_state, rebuild, all_time, first_interval
       settings_key, settings_record  what the run records for its settings
-                         (config/settings_once.sql: the key; {settings, cron} when this run
-                         validated them)
+                         (config/settings_once.sql: the key; {settings: YAML text, cron} when
+                         this run validated them)
 
     One plain read of the relation's log rows (_vulcan_op_read_log; a materialization's
     `state` is vulcan_begin's, which made that read), then Jinja: a kind with
