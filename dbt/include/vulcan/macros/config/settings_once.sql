@@ -5,9 +5,8 @@
     depends only on the node's config as dbt hands it over, the kind, the dbt adapter's type and
     dbt-vulcan's release, so a run that validated records its settings (and its cron parsed,
     which the plan needs on every run) with a key of those inputs (`settings_key`, `settings`,
-    `cron`: the first processed row of the run, run_batches.sql);
-    a later run whose key is found on a recorded row takes the settings from there and does not
-    validate. Anything else (a changed config, a new release, a log without the row) validates
+    `cron`: the first processed row of the run, run_batches.sql); a later run whose key is
+    found on a recorded row takes the settings from there and does not validate. Anything else (a changed config, a new release, a log without the row) validates
     again, so a bad config is still refused before anything is written. -#}
 
 {#- {rows: the relation's log rows in replay order (operations/_log.sql), cfg: the settings,

@@ -4,9 +4,10 @@
     Returns true when the table was (re)created. -#}
 
 {#- The start of every materializing kind: the relation's log rows and the validated config
-    (config/settings_once.sql: every problem at once, before anything is written), the target, the existing relation, and whether the run rebuilds the table
-    (none yet, a --full-refresh the model allows, or a view in its place). A swap that a
-    killed run left half done is replayed first (utils/stage.sql). -#}
+    (config/settings_once.sql: every problem at once, before anything is written), the target,
+    the existing relation, and whether the run rebuilds the table (none yet, a --full-refresh
+    the model allows, or a view in its place). A swap that a killed run left half done is
+    replayed first (utils/stage.sql; it records nothing, so the rows read before stay true). -#}
 {% macro vulcan_begin(kind) %}
   {%- set state = dbt_vulcan.vulcan_model_state(model, kind, this) -%}
   {%- set cfg = state.cfg -%}
