@@ -36,7 +36,8 @@ functional-parquet: setup
 # with Delta constraints (the format-independent suites run on parquet).
 DELTA_TESTS = tests/functional/adapter $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py \
 	$(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py $(KINDS)/test_scd2.py \
-	$(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py tests/functional/test_contracts.py
+	$(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py tests/functional/test_contracts.py \
+	tests/functional/test_state_fold.py
 functional-delta: setup
 	$(PYTEST) $(DELTA_TESTS) -q --durations=$(DURATIONS) --profile delta \
 		--deselect tests/functional/adapter/test_delta_suites.py::TestSnapshotCheckColsVulcan
@@ -49,7 +50,8 @@ functional-delta: setup
 # listing and the checks of its own Python), and the kinds' own tests run here.
 PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/functional/reliability/test_settings_once.py $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
 	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py tests/functional/test_plan_equals_run.py \
-	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
+	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_state_fold.py \
+	tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py $(KINDS)/test_existing_tables.py $(THREADS_TEST) \
 	tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill
@@ -73,7 +75,8 @@ functional-package: setup
 # parquet.
 ICEBERG_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
 	$(KINDS)/test_scd2.py $(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py \
-	tests/functional/test_contracts.py tests/functional/test_state_log.py tests/functional/test_connection.py \
+	tests/functional/test_contracts.py tests/functional/test_state_log.py tests/functional/test_state_fold.py \
+	tests/functional/test_connection.py \
 	tests/functional/test_audits.py::TestAuditsTimeRange \
 	tests/functional/test_operations.py::TestUntrackedKindsReportTheirRuns
 functional-iceberg: setup

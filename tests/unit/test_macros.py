@@ -170,12 +170,14 @@ def test_state_table_ddl_and_relation(h: Harness) -> None:
         "(relation string, model_id string, interval_start string, "
         "interval_end string, row_type string, fingerprint string, "
         "invocation_id string, recorded_at string, seq int, "
-        "details string) using delta"
+        "details string) using delta partitioned by (relation)"
     )
     assert h.statements == ["insert into vulcan_state.vulcan_intervals values ('s.t', 'm')"]
     # Iceberg retries a commit that lost a race with another append, more than its default 4
+    # partitioned by relation: a fold deletes in its own relation's partition (state/fold.sql)
     assert create_iceberg.endswith(
-        "details string) using iceberg tblproperties ('commit.retry.num-retries' = '30')"
+        "details string) using iceberg partitioned by (relation) "
+        "tblproperties ('commit.retry.num-retries' = '30')"
     )
 
 

@@ -306,7 +306,7 @@ def test_read_log_is_one_plain_query_and_orders_rows_for_replay() -> None:
     assert len(seen) == 2
     assert seen[0] == (
         "select relation, model_id, interval_start, interval_end, row_type, fingerprint, "
-        "invocation_id, recorded_at, seq, details from vulcan_state.vulcan_intervals "
+        "invocation_id, recorded_at, seq, details, append_id from vulcan_state.vulcan_intervals "
         "where relation in ('s.a', 's.b')"
     )
     assert "where" not in seen[1]
@@ -321,6 +321,8 @@ def test_read_log_is_one_plain_query_and_orders_rows_for_replay() -> None:
         "at": micros(RECORDED),
         "seq": 2,
         "details": '{"reset": true}',
+        # parquet: the append (partition) a row came from; none in these canned rows
+        "append_id": "",
     }
     # the same moment and seq: processed before removed; then the later row
     assert [(r["row_type"], r["invocation_id"]) for r in got["s.a"]] == [
@@ -342,6 +344,7 @@ def test_read_log_is_one_plain_query_and_orders_rows_for_replay() -> None:
             "at": 3,
             "seq": 0,
             "details": "",
+            "append_id": "",
         }
     ]
 
@@ -575,11 +578,14 @@ def test_compiled_code_from_the_graph_or_rendered_or_refused() -> None:
     ]
 
 
-@pytest.mark.parametrize("file_format", ["parquet", "delta"])
-def test_compact_replaces_the_log_with_its_compaction(file_format: str) -> None:
-    """Parquet: the compacted rows are one new append, then exactly the appends listed before
-    the log was read are dropped (one made meanwhile is kept). Delta/Iceberg: staged, then one
-    overwrite."""
+@pytest.mark.parametrize(
+    ("file_format", "partitioned"), [("parquet", True), ("delta", True), ("delta", False)]
+)
+def test_compact_replaces_the_log_with_its_compaction(file_format: str, partitioned: bool) -> None:
+    """Parquet: the compacted rows are one new append, then exactly the appends the read's rows
+    came from are dropped (one made meanwhile is kept). Delta/Iceberg: staged, then one
+    overwrite (a table partitioned by relation; one created before is replaced by one that
+    is)."""
     day = timedelta(days=1)
     log = [
         StateRow("s.a", T0, T0 + day, "processed", "f", "i1", RECORDED, 0),
@@ -587,13 +593,22 @@ def test_compact_replaces_the_log_with_its_compaction(file_format: str) -> None:
     ]
     state = "vulcan_state.vulcan_intervals"
     _H.statements.clear()
-    _H.query_results[f"select distinct relation, append_id from {state}"] = FakeResult(
-        [("s.a", "i1-1"), ("s.a", "i2-1")]
+    read = by_key(log)
+    for row in read["s.a"]:
+        row["append_id"] = f"{row['invocation_id']}-1"
+    _H.query_results[f"describe table {state}"] = FakeResult(
+        [
+            ("relation", "string", None),
+            ("# Partition Information", "", ""),
+            ("relation", "string", None),
+        ]
+        if partitioned
+        else [("relation", "string", None)]
     )
     saved = {k: _H.context[k] for k in ("vulcan_create_state_table", "_vulcan_op_read_log")}
     target = _H.context["target"]
     _H.context["vulcan_create_state_table"] = lambda: ""
-    _H.context["_vulcan_op_read_log"] = lambda keys=None: by_key(log)
+    _H.context["_vulcan_op_read_log"] = lambda keys=None: read
     _H.context["target"] = {**target, "state_file_format": file_format}
     try:
         _H.call("default__vulcan_compact")
@@ -603,8 +618,7 @@ def test_compact_replaces_the_log_with_its_compaction(file_format: str) -> None:
         _H.query_results.clear()
     compacted = values_sql(compact(log))
     if file_format == "parquet":
-        listed, append, drop = _H.statements
-        assert listed == f"select distinct relation, append_id from {state}"
+        append, drop = _H.statements
         assert appended_values(append) == squash(compacted)
         assert drop == (
             f"alter table {state} drop if exists "
@@ -618,8 +632,13 @@ def test_compact_replaces_the_log_with_its_compaction(file_format: str) -> None:
             "create schema if not exists vulcan_state",
             f"create table if not exists {stage} (relation string, model_id string, "
             "interval_start string, interval_end string, row_type string, fingerprint string, "
-            "invocation_id string, recorded_at string, seq int, details string) using delta",
+            "invocation_id string, recorded_at string, seq int, details string) using delta "
+            "partitioned by (relation)",
             f"insert into {stage} values {squash(compacted)}",
-            f"insert overwrite table {state} select * from {stage}",
+            f"describe table {state}",
+            f"insert overwrite table {state} select * from {stage}"
+            if partitioned
+            else f"create or replace table {state} using delta partitioned by (relation) "
+            f"as select * from {stage}",
             f"drop table if exists {stage}",
         ]

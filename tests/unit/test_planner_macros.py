@@ -338,7 +338,8 @@ class TestJinjaPlanner:
         (read,) = [q for q in h.statements if "vulcan_intervals" in q]
         assert read == (
             "select relation, model_id, interval_start, interval_end, row_type, fingerprint, "
-            "invocation_id, recorded_at, seq, details from vulcan_state.vulcan_intervals "
+            "invocation_id, recorded_at, seq, details, append_id "
+            "from vulcan_state.vulcan_intervals "
             "where relation in ('s.it\\'s\\\\m')"
         )
 

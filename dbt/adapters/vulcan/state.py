@@ -110,7 +110,10 @@ def _compact_relation(relation: str, rows: list[StateRow]) -> list[StateRow]:
     processed = [row for row in rows if row.kind == PROCESSED]
     out: list[StateRow] = []
     for start, end in replay(rows):
-        contributors = [row for row in processed if row.start < end and row.end > start]
+        # an empty range (an untracked kind's run) adds nothing to a range it falls in
+        contributors = [
+            row for row in processed if row.start < row.end and row.start < end and row.end > start
+        ]
         latest = max(contributors, key=_order)
         out.append(
             StateRow(

@@ -105,7 +105,7 @@ class TestEightThreadsSeveralRuns:
         return {f"t_{i}.sql": model(batch=DAYS) for i in range(self.MODELS)}
 
     def test_every_interval_recorded_once(self, project: Any, table_format: str) -> None:
-        days = DAYS + self.RUNS - 1
+        days = DAYS + self.RUNS
         events = random_events(SEED + 1, days, per_day=(0, 6))
         create_events(project, "events", events, table_format)
         state_schema = f"{project.test_schema}_state"
@@ -140,6 +140,25 @@ class TestEightThreadsSeveralRuns:
             run("run", "--threads", "8", vars=run_vars)
             total = self.MODELS * self.RUNS
             assert rows(project, f"select count(*) from {state}") == [(total,)]
+            # one more run folds every model's log at once (state/fold.sql: eight threads
+            # removing their relation's rows from the state table together), then runs its day
+            run_vars = {
+                "vulcan_execution_time": day(DAYS + self.RUNS).isoformat(),
+                "vulcan_state_schema": state_schema,
+                "vulcan_state_fold_rows": self.RUNS,
+            }
+            result = run("run", "--threads", "8", vars=run_vars)
+            statuses = [r.status for r in result.results if r.node.resource_type == "model"]
+            assert statuses == ["success"] * self.MODELS
+            for i in range(self.MODELS):
+                log = state_rows(project, f"t_{i}", state)
+                # the folded range, then the day this run processed
+                assert log == [
+                    (ts(day(0)), ts(day(DAYS + self.RUNS - 1)), "processed"),
+                    (ts(day(DAYS + self.RUNS - 1)), ts(day(DAYS + self.RUNS)), "processed"),
+                ]
+                assert table_rows(project, f"t_{i}", COLUMNS) == expected_rows(events, days)
+            assert rows(project, f"select count(*) from {state}") == [(self.MODELS * 2,)]
             # the log's table format follows the target's
             props = rows(project, f"describe extended {state}")
             found = {str(r[0]).strip().lower(): str(r[1]) for r in props}

@@ -9,32 +9,44 @@
     found on a recorded row takes the settings from there and does not validate. Anything else (a changed config, a new release, a log without the row) validates
     again, so a bad config is still refused before anything is written. -#}
 
-{#- {rows: the relation's log rows in replay order (operations/_log.sql), cfg: the settings,
+{#- {rows: the relation's log rows in replay order (operations/_log.sql), key: the relation's
+     key in the log, cfg: the settings,
      cron: the schedule's cron parsed (vulcan_cron_parse), settings_key, record: what this run
      records on its first row when it validated ({settings: as YAML text, cron}), else none}. -#}
 {% macro vulcan_model_state(node, kind, relation) %}
   {% do dbt_vulcan.vulcan_create_state_table() %}
   {%- set relation_key = dbt_vulcan.vulcan_relation_key(relation) -%}
   {%- set rows = dbt_vulcan._vulcan_op_read_log([relation_key]).get(relation_key, []) -%}
-  {%- set key = dbt_vulcan.vulcan_settings_key(node, kind) -%}
+  {%- set state = dbt_vulcan._vulcan_recorded_settings(rows, dbt_vulcan.vulcan_settings_key(node, kind)) -%}
+  {%- if state.cfg is none -%}
+    {%- set cfg = dbt_vulcan.vulcan_settings(node, kind) -%}
+    {%- set cron = dbt_vulcan.vulcan_cron_parse(cfg.cron) -%}
+    {#- the settings as YAML text, not JSON: a config may hold a date of YAML (an audit's
+        argument) that JSON cannot write and YAML reads back as it was; settings YAML cannot
+        write are not recorded (the next run validates again) -#}
+    {%- set text = toyaml(cfg) -%}
+    {%- do state.update({'cfg': cfg, 'cron': cron, 'record': {'settings': text, 'cron': cron} if text else none}) -%}
+  {%- endif -%}
+  {%- do state.update({'key': relation_key}) -%}
+  {{ return(state) }}
+{% endmacro %}
+
+{#- {rows, cfg, cron, settings_key, record: none} from the newest row that recorded settings of
+    `key`, or with cfg none when no row did. -#}
+{% macro _vulcan_recorded_settings(rows, key) %}
+  {%- set state = {'rows': rows, 'cfg': none, 'cron': none, 'settings_key': key, 'record': none} -%}
   {#- newest first; only a row carrying settings of this key is parsed -#}
-  {%- for row in rows | reverse if key in row.details and '"settings"' in row.details -%}
+  {%- for row in rows | reverse if key in row.details and '"settings"' in row.details and state.cfg is none -%}
     {%- set recorded = fromjson(row.details, {}) -%}
     {%- if recorded is mapping and recorded.get('settings_key') == key and recorded.get('settings') is string and recorded.get('cron') is mapping -%}
       {%- set cfg = fromyaml(recorded.settings) -%}
       {%- if cfg is mapping -%}
         {{ log("Model '" ~ cfg.model ~ "': settings as recorded for this definition (not validated again)", info=false) }}
-        {{ return({'rows': rows, 'cfg': cfg, 'cron': recorded.cron, 'settings_key': key, 'record': none}) }}
+        {%- do state.update({'cfg': cfg, 'cron': recorded.cron}) -%}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set cfg = dbt_vulcan.vulcan_settings(node, kind) -%}
-  {%- set cron = dbt_vulcan.vulcan_cron_parse(cfg.cron) -%}
-  {#- the settings as YAML text, not JSON: a config may hold a date of YAML (an audit's
-      argument) that JSON cannot write and YAML reads back as it was; settings YAML cannot
-      write are not recorded (the next run validates again) -#}
-  {%- set text = toyaml(cfg) -%}
-  {{ return({'rows': rows, 'cfg': cfg, 'cron': cron, 'settings_key': key, 'record': {'settings': text, 'cron': cron} if text else none}) }}
+  {{ return(state) }}
 {% endmacro %}
 
 {#- What the settings are made of, hashed: their text as Python writes it (a date of YAML, which

@@ -10,7 +10,9 @@
 
 {#- {relation key: [row, ...] in replay order} for the relations in `keys` (every relation
     when `keys` is none). A row: {relation, model_id, start, end, row_type, fingerprint,
-    invocation_id, at, seq, details}; start, end and at (recorded_at) in microseconds.
+    invocation_id, at, seq, details, append_id}; start, end and at (recorded_at) in
+    microseconds; append_id: the parquet append (partition) that holds it, '' on Delta and
+    Iceberg (state/fold.sql drops a folded log's appends).
 
     The read is a plain SELECT of the stored columns (no function, no order: a fresh JVM pays
     for each one the first time); the times are parsed and the rows ordered here. A time comes
@@ -23,7 +25,7 @@
   {%- for key in (keys or []) -%}{%- do quoted.append(dbt_vulcan.vulcan_sql_string(key)) -%}{%- endfor -%}
   {%- set sql -%}
     select relation, model_id, interval_start, interval_end, row_type, fingerprint, invocation_id,
-      recorded_at, seq, details
+      recorded_at, seq, details{{ ', append_id' if dbt_vulcan.vulcan_state_file_format() == 'parquet' }}
     from {{ dbt_vulcan.vulcan_state_relation() }}
     {%- if keys is not none %}
     where relation in ({{ quoted | join(', ') }})
@@ -48,7 +50,7 @@
       'row_type': r[4] | string,
       'fingerprint': '%016d' | format(r[5] | int) if r[5] is number else (r[5] or '') | string,
       'invocation_id': (r[6] or '') | string, 'at': t[2], 'seq': (r[8] or 0) | int,
-      'details': (r[9] or '') | string,
+      'details': (r[9] or '') | string, 'append_id': (r[10] or '') | string if r | length > 10 else '',
     } -%}
     {%- do sorting[key].append([row.at, row.seq, rank.get(row.row_type, 3), row.start, row.end, by_key[key] | length]) -%}
     {%- do by_key[key].append(row) -%}
@@ -108,7 +110,8 @@
     {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
     {%- set ranges = summary.processed -%}
     {%- set latest = {} -%}
-    {%- for row in rows if row.row_type == 'processed' -%}
+    {#- an empty range (an untracked kind's run) adds nothing to a range it falls in -#}
+    {%- for row in rows if row.row_type == 'processed' and row.start < row.end -%}
       {%- for r in ranges -%}
         {%- if row.start < r[1] and row.end > r[0] -%}{%- do latest.update({loop.index0: row}) -%}{%- endif -%}
       {%- endfor -%}

@@ -10,29 +10,23 @@
   {% do dbt_vulcan.vulcan_create_state_table() %}
   {%- set state = dbt_vulcan.vulcan_state_relation() -%}
   {%- set file_format = dbt_vulcan.vulcan_state_file_format() -%}
-  {#- parquet: the appends (partitions) the compacted rows replace, listed before the log is
-      read, so that an append made meanwhile is kept -#}
-  {%- set appends = run_query('select distinct relation, append_id from ' ~ state).rows if file_format == 'parquet' else [] -%}
   {%- set by_key = dbt_vulcan._vulcan_op_read_log() -%}
   {%- set before = by_key.values() | map('length') | sum -%}
   {%- set rows = dbt_vulcan._vulcan_op_compact(by_key) -%}
   {%- if file_format == 'parquet' -%}
-    {#- the compacted rows are one new append; then the old ones are dropped. Stopped between
-        the two, the log holds both, which replays to the same intervals -#}
+    {#- the compacted rows are one new append; then the appends read are dropped (one made
+        meanwhile is kept). Stopped between the two, the log holds both, which replays to the
+        same intervals -#}
     {%- if rows -%}
       {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan._vulcan_op_values_sql(rows)) %}
     {%- endif -%}
-    {%- set q = dbt_vulcan.vulcan_sql_string -%}
-    {%- for chunk in appends | batch(500) -%}
-      {%- set specs = [] -%}
-      {%- for r in chunk -%}
-        {%- do specs.append('partition (relation = ' ~ q(r[0]) ~ ', append_id = ' ~ q(r[1]) ~ ')') -%}
-      {%- endfor -%}
-      {% do run_query('alter table ' ~ state ~ ' drop if exists ' ~ specs | join(', ')) %}
+    {%- for key, read in by_key | dictsort -%}
+      {% do dbt_vulcan._vulcan_state_drop_appends(state, key, read) %}
     {%- endfor -%}
   {%- else -%}
     {#- Delta and Iceberg: staged, then swapped in by one overwrite (`create table .. like`
-        would not keep their format) -#}
+        would not keep their format); a table created before the state table was partitioned
+        by relation is replaced by one that is, atomically (state/fold.sql) -#}
     {%- set stage = state.incorporate(path={'identifier': state.identifier ~ '__compact'}) -%}
     {%- set drop_stage = 'drop table if exists ' ~ stage ~ (' purge' if file_format == 'iceberg' else '') -%}
     {% do run_query(drop_stage) %}
@@ -42,7 +36,12 @@
     {%- if rows -%}
       {% do run_query('insert into ' ~ stage ~ ' values ' ~ dbt_vulcan._vulcan_op_values_sql(rows)) %}
     {%- endif -%}
-    {% do run_query('insert overwrite table ' ~ state ~ ' select * from ' ~ stage) %}
+    {%- if dbt_vulcan._vulcan_state_by_relation(state) -%}
+      {% do run_query('insert overwrite table ' ~ state ~ ' select * from ' ~ stage) %}
+    {%- else -%}
+      {% do run_query('create or replace table ' ~ state ~ '\n' ~ dbt_vulcan._vulcan_state_table_clauses(file_format) ~ '\nas select * from ' ~ stage) %}
+      {{ print('Repartitioned the state table by relation: ' ~ state) }}
+    {%- endif -%}
     {% do run_query(drop_stage) %}
   {%- endif -%}
   {{ print('Compacted the state log: ' ~ before ~ ' rows -> ' ~ rows | length ~ ' rows') }}

@@ -65,7 +65,9 @@
     `using parquet` checks, then creates, and the loser fails); Spark reads and writes it with
     its own parquet source, a partitioned insert overwriting dynamically (Hive's semantics).
     Delta and Iceberg commit concurrent appends themselves (Iceberg by retrying a commit that
-    lost a race): one unpartitioned table. -#}
+    lost a race), into a table partitioned by relation: a model's plan reads only its own
+    partition, and the fold that keeps a relation's log short (state/fold.sql) deletes in its
+    own partition, which no other thread's append or fold conflicts with. -#}
 {% macro vulcan_create_state_table_sql(relation=none) %}
   {{ return(adapter.dispatch('vulcan_create_state_table_sql', 'dbt_vulcan')(relation)) }}
 {% endmacro %}
@@ -88,13 +90,20 @@
     partitioned by ({% for name, type in columns if name in partition_columns %}{{ name }} {{ type }}{{ ', ' if not loop.last }}{% endfor %})
     stored as parquet
     {%- else %}
-    using {{ file_format }}
-    {%- endif %}
-    {#- Iceberg: an append that lost a commit race retries on the new snapshot; 8 threads
-        appending at once outlast its default 4 retries #}
-    {%- if file_format == 'iceberg' %}
-    tblproperties ('commit.retry.num-retries' = '30')
+    {{ dbt_vulcan._vulcan_state_table_clauses(file_format) }}
     {%- endif %}
   {%- endset -%}
   {{ return([create_schema, create_table]) }}
+{% endmacro %}
+
+{#- A Delta or Iceberg state table's clauses after its columns (also those of vulcan_compact's
+    replacement of a table created before the partitioning). Iceberg: an append that lost a
+    commit race retries on the new snapshot; 8 threads appending at once outlast its default 4
+    retries. -#}
+{% macro _vulcan_state_table_clauses(file_format) %}
+  {%- set clauses = ['using ' ~ file_format, 'partitioned by (relation)'] -%}
+  {%- if file_format == 'iceberg' -%}
+    {%- do clauses.append("tblproperties ('commit.retry.num-retries' = '30')") -%}
+  {%- endif -%}
+  {{ return(clauses | join('\n')) }}
 {% endmacro %}

@@ -17,12 +17,19 @@
   {%- if existing_relation is not none and existing_relation.type == 'table' -%}
     {% do dbt_vulcan.vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg) %}
   {%- endif -%}
+  {%- set rebuild = existing_relation is none or full_refresh or existing_relation.type != 'table' -%}
+  {#- everything checked: a long log is folded (state/fold.sql). The plan is made from the rows
+      read, which replay as the folded ones do; the folded log may have lost the row that
+      recorded the settings, so this run records them -#}
+  {%- if dbt_vulcan.vulcan_fold_state(state.key, state.rows, cfg.model, rebuild) and state.record is none -%}
+    {%- do state.update({'record': {'settings': toyaml(cfg), 'cron': state.cron}}) -%}
+  {%- endif -%}
   {{ return({
     'cfg': cfg,
     'state': state,
     'target_relation': this.incorporate(type='table'),
     'existing_relation': existing_relation,
-    'rebuild': existing_relation is none or full_refresh or existing_relation.type != 'table',
+    'rebuild': rebuild,
   }) }}
 {% endmacro %}
 
