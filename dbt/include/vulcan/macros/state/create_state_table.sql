@@ -66,7 +66,7 @@
     its own parquet source, a partitioned insert overwriting dynamically (Hive's semantics).
     Delta and Iceberg commit concurrent appends themselves (Iceberg by retrying a commit that
     lost a race), into a table partitioned by relation: a model's plan reads only its own
-    partition, and the fold that keeps a relation's log short (state/fold.sql) deletes in its
+    partition, and the fold that keeps a relation's log short (state/fold.sql) overwrites its
     own partition, which no other thread's append or fold conflicts with. -#}
 {% macro vulcan_create_state_table_sql(relation=none) %}
   {{ return(adapter.dispatch('vulcan_create_state_table_sql', 'dbt_vulcan')(relation)) }}
