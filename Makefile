@@ -171,12 +171,6 @@ PACKAGE_BUILDS ?= 2
 integration-package: setup
 	bash integration_project/run.sh parquet $(PACKAGE_BUILDS) package
 
-# The JVMs the example project and the Thrift servers start during the tests: the quick JIT tier
-# and the serial collector, as the pytest sessions' own (tests/spark_targets.py, TEST_JAVA_OPTIONS)
-TEST_JAVA_OPTIONS := $(shell sed -n 's/^TEST_JAVA_OPTIONS = "\(.*\)"$$/\1/p' tests/spark_targets.py)
-integration-parquet integration-package integration-delta thrift databricks databricks-full: \
-	export VULCAN_JAVA_OPTIONS = $(TEST_JAVA_OPTIONS)
-
 # Everything CI runs, in two lanes at once: parquet + Iceberg + the example project on
 # type: vulcan and on stock type: spark with the package (built once each) + the Thrift server,
 # beside lint, the unit tests, Delta, package mode's functional lane and type: databricks.

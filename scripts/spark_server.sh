@@ -19,8 +19,6 @@
 # VULCAN_THRIFT_WORKER_MEMORY (2g), VULCAN_THRIFT_EXECUTOR_MEMORY (1g),
 # VULCAN_THRIFT_DRIVER_MEMORY (1g), VULCAN_THRIFT_CORES (2), VULCAN_THRIFT_START_TIMEOUT (240 s),
 # VULCAN_THRIFT_KEEP (1: keep DIR after `run`).
-# VULCAN_JAVA_OPTIONS: flags added to every JVM it starts (`make test` sets the test JVMs' flags;
-# the benchmarks leave it unset).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-"$root/.venv/bin/python"}
@@ -102,11 +100,11 @@ spark.master                          $master
 spark.driver.host                     127.0.0.1
 spark.driver.bindAddress              127.0.0.1
 spark.driver.memory                   ${VULCAN_THRIFT_DRIVER_MEMORY:-1g}
-spark.driver.extraJavaOptions         -Dderby.system.home=$dir -Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp ${VULCAN_JAVA_OPTIONS:-}
+spark.driver.extraJavaOptions         -Dderby.system.home=$dir -Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp
 spark.executor.memory                 ${VULCAN_THRIFT_EXECUTOR_MEMORY:-1g}
 spark.executor.cores                  $cores
 spark.cores.max                       $cores
-spark.executor.extraJavaOptions       -Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp ${VULCAN_JAVA_OPTIONS:-}
+spark.executor.extraJavaOptions       -Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp
 spark.local.dir                       $dir/tmp
 spark.ui.enabled                      false
 spark.ui.showConsoleProgress          false
@@ -135,7 +133,7 @@ EOF
     *) echo "spark_server: VULCAN_THRIFT_TRANSPORT is binary or http, not '$transport'" >&2; exit 2 ;;
   esac
   export SPARK_HOME=$home SPARK_CONF_DIR=$dir/conf SPARK_LOCAL_IP=127.0.0.1
-  export SPARK_DAEMON_JAVA_OPTS="-Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp ${VULCAN_JAVA_OPTIONS:-}"
+  export SPARK_DAEMON_JAVA_OPTS="-Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp"
 
   # SPARK_DAEMON_MEMORY sizes the master and worker (the launcher would also apply it to the
   # Thrift server, which needs the driver memory)

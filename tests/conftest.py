@@ -18,7 +18,6 @@ from dbt.tests.util import write_file
 
 from tests.spark_targets import (
     FORMATS,
-    TEST_JAVA_OPTIONS,
     databricks_target,
     file_format,
     server_side_parameters,
@@ -134,7 +133,7 @@ def dbt_profile_target(request: pytest.FixtureRequest, table_format: str) -> dic
         **({} if package_mode else {"state_file_format": table_format}),
         # the metastore lives and dies with this process: Derby need not sync every commit
         "server_side_parameters": server_side_parameters(
-            table_format, _WORKDIR, f"-Dderby.system.durability=test {TEST_JAVA_OPTIONS}"
+            table_format, _WORKDIR, "-Dderby.system.durability=test"
         ),
     }
 

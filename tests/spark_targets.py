@@ -20,13 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 FORMATS = ("parquet", "delta", "iceberg", "thrift", "databricks")
 # the table format of a target that is not named after its format
 TARGET_FORMAT = {"thrift": "delta", "databricks": "delta"}
-# The test JVMs' flags: a test's queries are many, small and short-lived, so C2 compilation and
-# a parallel collector's threads are mostly overhead. The quick JIT tier and the serial
-# collector take about a third less CPU for the same tests (tests/functional/kinds/
-# test_unmanaged.py: 115-127 -> 73-85 CPU seconds), which on two cores is CI's limit. The
-# example project and the Thrift servers of `make test` get them through VULCAN_JAVA_OPTIONS
-# (Makefile); the benchmarks keep the JVM's defaults.
-TEST_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 def jars(fmt: str) -> list[str]:

@@ -38,7 +38,7 @@ from tests.functional.reliability.helpers import (
     ts,
 )
 from tests.functional.util import rows, run, state_rows, table_rows
-from tests.spark_targets import TEST_JAVA_OPTIONS, server_side_parameters
+from tests.spark_targets import server_side_parameters
 
 SEED = 20250101
 # VULCAN_CRASH_TRIALS overrides both (more trials, more kill points per run)
@@ -323,7 +323,8 @@ class TestKilledBackfill:
 def embedded_profile(project: Any, fmt: str, workdir: Path, package_mode: bool = False) -> Path:
     """A profiles dir whose session Spark keeps its warehouse and metastore in `workdir`; in
     package mode on stock `type: spark` (the state format is then the project's var)."""
-    params = server_side_parameters(fmt, workdir, TEST_JAVA_OPTIONS)
+    # a short-lived JVM: the quick JIT tier and a serial GC start it faster
+    params = server_side_parameters(fmt, workdir, "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
     params["spark.driver.memory"] = "1g"
     target = {
         "type": "spark" if package_mode else "vulcan",
