@@ -30,14 +30,16 @@ functional: functional-parquet functional-delta functional-iceberg
 functional-parquet: setup
 	$(PYTEST) tests/functional -q --durations=$(DURATIONS) --profile parquet
 
-# Delta in adapter mode: dbt's own suites on the adapter (of the snapshot suites the timestamp
+# Delta in adapter mode (the fold's own suite runs on parquet and Iceberg; on Delta the repartitioning
+# of a state table from before; eight threads folding at once: THREADS_TEST, thrift, databricks):
+# dbt's own suites on the adapter (of the snapshot suites the timestamp
 # strategy; `$(PYTEST) tests/functional/adapter --profile delta` runs check-columns too), every kind (REPLACE WHERE, MERGE,
 # partitions, SCD type 2), converted and reordered tables, the SQLMesh oracles and contracts
 # with Delta constraints (the format-independent suites run on parquet).
 DELTA_TESTS = tests/functional/adapter $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py \
 	$(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py $(KINDS)/test_scd2.py \
 	$(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py tests/functional/test_contracts.py \
-	tests/functional/test_state_fold.py
+	tests/functional/test_state_fold.py::TestStateTableFromBeforeThePartitioning
 functional-delta: setup
 	$(PYTEST) $(DELTA_TESTS) -q --durations=$(DURATIONS) --profile delta \
 		--deselect tests/functional/adapter/test_delta_suites.py::TestSnapshotCheckColsVulcan
@@ -50,8 +52,7 @@ functional-delta: setup
 # listing and the checks of its own Python), and the kinds' own tests run here.
 PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/functional/reliability/test_settings_once.py $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
 	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py tests/functional/test_plan_equals_run.py \
-	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_state_fold.py \
-	tests/functional/test_audits.py \
+	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py $(KINDS)/test_existing_tables.py $(THREADS_TEST) \
 	tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill
