@@ -170,15 +170,41 @@ class Projects:
     def folder(self, project: str) -> Path:
         return self.workdir / f"project_{project}"
 
+    def deps(self, *names: str) -> None:
+        """`dbt deps` in each named project (the package from this checkout)."""
+        for project in names:
+            folder = self.folder(project)
+            subprocess.run(
+                [str(DBT), "deps", "--project-dir", str(folder), "--profiles-dir", str(folder)],
+                cwd=folder,
+                check=True,
+                capture_output=True,
+            )
+
     def dbt(
         self, scenario: str, system: str, rep: int, vars_: dict[str, Any], *extra: str
     ) -> ColdRun:
         """One fresh `dbt run --select <model>` process; raises unless the model succeeded."""
         project, model = SYSTEMS[system]
+        return self.invoke(scenario, system, rep, vars_, project, "run", model, *extra)
+
+    def invoke(
+        self,
+        scenario: str,
+        system: str,
+        rep: int,
+        vars_: dict[str, Any],
+        project: str,
+        verb: str,
+        node: str,
+        *extra: str,
+    ) -> ColdRun:
+        """One fresh `dbt <verb> --select <node>` process of `project`; raises unless the node
+        succeeded."""
         folder = self.folder(project)
         self.count += 1
         log_dir = self.logs / f"{self.count:03d}-{scenario}-{system}-r{rep}"
-        argv = [str(DBT), "run", "--select", model, "--project-dir", str(folder)]
+        argv = [str(DBT), verb, "--select", node, "--project-dir", str(folder)]
         argv += ["--profiles-dir", str(folder), "--vars", json.dumps(vars_), *extra]
         argv += ["--log-path", str(log_dir), "--log-format-file", "json"]
         argv += ["--log-level-file", "debug", "--log-level", "warn"]
@@ -189,8 +215,7 @@ class Projects:
         done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - started
         results = json.loads((folder / "target" / "run_results.json").read_text())["results"]
-        # the package's on-run-start hook is a result too
-        results = [r for r in results if r["unique_id"].startswith("model.")]
+        results = [r for r in results if r["unique_id"].startswith(("model.", "snapshot."))]
         if done.returncode != 0 or len(results) != 1 or results[0]["status"] != "success":
             tail = (done.stdout + done.stderr)[-3000:]
             raise RuntimeError(f"dbt run {system} ({scenario} rep {rep}) failed:\n{tail}")
@@ -209,7 +234,7 @@ class Projects:
             statements=statements,
         )
         print(
-            f"  {scenario:<13} {system:<17} rep {rep}: model {run.execution_time:6.2f} s"
+            f"  {scenario:<13} {system:<21} rep {rep}: model {run.execution_time:6.2f} s"
             f"  wall {run.wall:6.2f} s  {len(statements)} statements"
             f"  gaps {run.gaps:5.2f} s  [{run.message}]",
             flush=True,
@@ -254,7 +279,7 @@ class ThriftSql:
 
 
 def _task(workdir: Path, task: str, kwargs: dict[str, Any]) -> Any:
-    from benchmarks.generate import create_events
+    from benchmarks.generate import create_customers, create_events
     from benchmarks.scenarios import build_session, checksum
     from tests.spark_targets import server_side_parameters
 
@@ -262,7 +287,7 @@ def _task(workdir: Path, task: str, kwargs: dict[str, Any]) -> Any:
     if connection:
         spark: Any = ThriftSql(connection)
     else:
-        spark = build_session(server_side_parameters("parquet", workdir))
+        spark = build_session(server_side_parameters(kwargs.pop("fmt", "parquet"), workdir))
     if task == "generate":
         size = Size(**kwargs["size"])
         started = time.perf_counter()
@@ -288,6 +313,14 @@ def _task(workdir: Path, task: str, kwargs: dict[str, Any]) -> Any:
         return {}
     if task == "checksums":
         return {t: checksum(spark, DAILY_CHECKSUM.format(table=t)) for t in kwargs["tables"]}
+    if task == "customers":  # the kinds suite's source, as the snapshot of one day
+        size = Size(**kwargs["size"])
+        started = time.perf_counter()
+        create_customers(spark, size, kwargs["day"], keys=kwargs["keys"])
+        rows = spark.sql(f"select count(*) from {SOURCE_SCHEMA}.customers").collect()[0][0]
+        return {"rows": int(rows), "seconds": round(time.perf_counter() - started, 1)}
+    if task == "sums":  # name -> checksum query
+        return {name: checksum(spark, sql) for name, sql in kwargs["queries"].items()}
     raise ValueError(task)
 
 
@@ -315,15 +348,11 @@ def write_projects(
             **common,
         )
         names.append("before")
-    for project in names:
-        folder = projects.folder(project)
-        subprocess.run(
-            [str(DBT), "deps", "--project-dir", str(folder), "--profiles-dir", str(folder)],
-            cwd=folder,
-            check=True,
-            capture_output=True,
-        )
+    projects.deps(*names)
     return projects
+
+
+PARTS = ("daily", "kinds")
 
 
 def run(
@@ -331,13 +360,32 @@ def run(
     workdir: Path,
     before: Path | None = None,
     connection: dict[str, Any] | None = None,
+    parts: tuple[str, ...] = PARTS,
 ) -> dict[str, Any]:
-    """The cold suite: every scenario, interleaved rep by rep; runs, checks and problems.
-    `before`: an earlier checkout, run as the extra system `vulcan_before`. `connection`: the
-    profiles' connection keys of a running Spark server (default: embedded sessions)."""
+    """The cold suite: the daily model's scenarios, then every kind against its dbt
+    counterpart (benchmarks/kinds.py, under "kinds"); runs, checks and problems. `before`: an
+    earlier checkout, run as the extra system `vulcan_before` (the daily part). `connection`:
+    the profiles' connection keys of a running Spark server (default: embedded sessions)."""
+    from benchmarks import kinds
+
+    projects = write_projects(workdir, before, connection)
+    result: dict[str, Any] = {"runs": [], "checks": [], "problems": []}
+    if "daily" in parts:
+        result = daily(size, projects, connection)
+    if "kinds" in parts:
+        result["kinds"] = kinds.run(size, projects, connection)
+        result["problems"] = [*result["problems"], *result["kinds"]["problems"]]
+    return result
+
+
+def daily(
+    size: Size, projects: Projects, connection: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The daily model: backfill, one new day, one explicit day, interleaved rep by rep."""
     n, reps = size.days, size.repeats
     started = time.perf_counter()
-    projects = write_projects(workdir, before, connection)
+    workdir = projects.workdir
+    before = projects.before
     vulcans = ("vulcan", "vulcan_package") + (("vulcan_before",) if before else ())
     generated = spark_task(
         workdir, "generate", connection, size=asdict(size), extra_days=reps

@@ -252,6 +252,68 @@ def section(cold: dict[str, Any], size: Size, spark: str = EMBEDDED) -> list[str
     return lines
 
 
+def kinds_section(kinds: dict[str, Any]) -> list[str]:
+    """The markdown of every kind against its dbt counterpart (benchmarks/kinds.py)."""
+    from benchmarks.kinds import PAIRS
+
+    def runs(pair: str, system: str, daily: bool) -> list[dict[str, Any]]:
+        return [
+            r
+            for r in kinds["runs"]
+            if r["scenario"] == pair and r["system"] == system and (r["rep"] > 0) == daily
+        ]
+
+    def med(pair: str, system: str, key: str = "execution_time", daily: bool = True) -> float:
+        return _median([float(r[key]) for r in runs(pair, system, daily)])
+
+    lines = [
+        "## Every kind against its dbt counterpart: a fresh `dbt` process per run, Delta",
+        "",
+        f"A target of {kinds['keys']:,} rows (`bench_src.customers`), 1 % of the keys changed "
+        f"each day; day 0 builds every table, then {kinds['days']} daily runs (medians). "
+        "Unique key, unmanaged and their counterparts read the rows changed that day; "
+        "partition and insert_overwrite rewrite one of 100 segments; SCD type 2 and the "
+        "snapshots read the whole day's snapshot (benchmarks/kinds.py). The same tables "
+        "after every day are checked below.",
+        "",
+    ]
+    goal_rows = []
+    rows = []
+    for pair, (label, _, counterpart, _, _) in PAIRS.items():
+        base, base_wall = med(pair, "dbt"), med(pair, "dbt", "wall")
+        for system in ("vulcan", "vulcan_package"):
+            mode = "" if system == "vulcan" else " (package)"
+            ratio = _ratio(med(pair, system), base)
+            goal_rows.append(
+                [f"{label}{mode} / {counterpart}", "≤ 1.0x", f"{ratio:.2f}x", _ok(ratio <= 1.0)]
+            )
+        for system, name in (
+            ("vulcan", "dbt-vulcan"),
+            ("vulcan_package", "dbt-vulcan package"),
+            ("dbt", counterpart),
+        ):
+            daily = runs(pair, system, True)
+            rows.append(
+                [
+                    label,
+                    name,
+                    f"{med(pair, system, daily=False):.2f} s",
+                    f"{med(pair, system):.2f} s",
+                    ", ".join(f"{r['execution_time']:.1f}" for r in daily),
+                    f"{med(pair, system, 'wall'):.1f} s",
+                    f"{_ratio(med(pair, system, 'wall'), base_wall):.2f}x",
+                    f"{_median([len(r['statements']) for r in daily]):.0f}",
+                ]
+            )
+    lines += _table(["goal: a daily run's model time", "target", "measured", "met"], goal_rows)
+    head = ["kind", "system", "initial load", "daily (median)", "daily runs (s)", "wall"]
+    lines += ["", *_table([*head, "wall / dbt's", "statements"], rows), "", "Checks:", ""]
+    for check in kinds.get("checks", []):
+        values = "; ".join(f"{k}: {v}" for k, v in check["values"].items())
+        lines.append(f"- {'same' if check['ok'] else '**DIFFERENT**'}: {check['what']} ({values})")
+    return [*lines, ""]
+
+
 def write(
     out: Path,
     cold: dict[str, Any],
@@ -273,7 +335,10 @@ def write(
         lines += (
             ["**PROBLEMS** (the run exits non-zero):", ""] + [f"- {p}" for p in problems] + [""]
         )
-    lines += section(cold, size, meta.get("spark", EMBEDDED))
+    if cold.get("runs"):
+        lines += section(cold, size, meta.get("spark", EMBEDDED))
+    if cold.get("kinds"):
+        lines += kinds_section(cold["kinds"])
     lines += ["## Machine", ""]
     lines += [
         f"- {k}: {v}"

@@ -32,10 +32,12 @@ class Size:
     scd_keys: int
     scd_days: int  # daily change runs after the initial load
     repeats: int
+    kind_keys: int = 1_000_000  # the kinds suite's target rows (benchmarks/kinds.py)
+    kind_days: int = 3  # its daily change runs after the initial load
 
 
 FULL = Size("full", 365, 40_000, 12_000, (10, 100, 1000), 100_000, 5, 3)
-QUICK = Size("quick", 10, 2_000, 300, (10, 100), 1_000, 1, 1)
+QUICK = Size("quick", 10, 2_000, 300, (10, 100), 1_000, 1, 1, kind_keys=2_000, kind_days=1)
 
 
 def day(n: int) -> date:
@@ -77,13 +79,14 @@ def _epoch(moment: datetime) -> int:
     return int((moment - datetime(1970, 1, 1)).total_seconds())
 
 
-def customers_sql(size: Size, snapshot_day: int, seed: int = SEED) -> str:
-    """The customers snapshot of `snapshot_day`: key k has changed on day d (1 <= d <= the
-    snapshot day) when hash(seed, k, d) % 100 == 0; its version counts those changes."""
+def customers_sql(size: Size, snapshot_day: int, seed: int = SEED, keys: int = 0) -> str:
+    """The customers snapshot of `snapshot_day` (`keys` customers, default `size.scd_keys`):
+    key k has changed on day d (1 <= d <= the snapshot day) when hash(seed, k, d) % 100 == 0;
+    its version counts those changes."""
     changes = f"""
     select k.id, d.n as change_day,
            pmod({_hash(5, "k.id", "d.n", seed=seed)}, 100) = 0 as changed
-    from range(0, {size.scd_keys}) as k
+    from range(0, {keys or size.scd_keys}) as k
     cross join (select explode(sequence(0, {snapshot_day})) as n) as d
     """
     return f"""
@@ -110,8 +113,10 @@ def create_events(spark: Any, size: Size, seed: int = SEED, extra_days: int = 1)
     spark.sql(events_sql(size, seed, extra_days))
 
 
-def create_customers(spark: Any, size: Size, snapshot_day: int, seed: int = SEED) -> None:
+def create_customers(
+    spark: Any, size: Size, snapshot_day: int, seed: int = SEED, keys: int = 0
+) -> None:
     """(Re)creates the customers source as the snapshot of `snapshot_day`."""
     spark.sql(f"create schema if not exists {SOURCE_SCHEMA}")
     spark.sql(f"drop table if exists {SOURCE_SCHEMA}.customers")
-    spark.sql(customers_sql(size, snapshot_day, seed))
+    spark.sql(customers_sql(size, snapshot_day, seed, keys))

@@ -113,13 +113,17 @@ def write_project(
     package: Path | None = None,
     profile_extra: dict[str, Any] | None = None,
     connection: dict[str, Any] | None = None,
+    models: dict[str, str] | None = None,
+    snapshots: dict[str, str] | None = None,
+    extra_vars: dict[str, Any] | None = None,
 ) -> None:
     """Writes dbt_project.yml, profiles.yml, the models, the snapshot and the sources.
     `adapter_type` "vulcan" is the adapter; "spark" is stock dbt-spark with the package.
     `package`: the dbt package to install (default this repository; a checkout from before
     the package existed has none: pass its root, and no packages.yml is written).
     `connection`: the profile's connection keys (e.g. `method: thrift`, host, port, user);
-    default an embedded session with `server_side_parameters`."""
+    default an embedded session with `server_side_parameters`. `models` / `snapshots`: name ->
+    SQL (default MODELS and the check snapshot); `extra_vars`: more of the project's vars."""
     (folder / "models").mkdir(parents=True, exist_ok=True)
     (folder / "snapshots").mkdir(exist_ok=True)
     (folder / "macros").mkdir(exist_ok=True)
@@ -130,7 +134,7 @@ def write_project(
         "config-version": 2,
         "flags": {"send_anonymous_usage_stats": False, "partial_parse": True},
         "models": {PROJECT: {"+schema": "{{ var('bench_schema', 'bench') }}"}},
-        "vars": {"bench_from": str(START), "bench_to": str(START)},
+        "vars": {"bench_from": str(START), "bench_to": str(START), **(extra_vars or {})},
     }
     profile = {
         PROJECT: {
@@ -170,9 +174,10 @@ def write_project(
     (folder / "dbt_project.yml").write_text(yaml.safe_dump(project, sort_keys=False))
     (folder / "profiles.yml").write_text(yaml.safe_dump(profile, sort_keys=False))
     (folder / "models" / "sources.yml").write_text(yaml.safe_dump(sources, sort_keys=False))
-    for name, sql in MODELS.items():
+    for name, sql in (MODELS if models is None else models).items():
         (folder / "models" / f"{name}.sql").write_text(sql)
-    (folder / "snapshots" / "scd_snapshot.sql").write_text(SNAPSHOT)
+    for name, sql in ({"scd_snapshot": SNAPSHOT} if snapshots is None else snapshots).items():
+        (folder / "snapshots" / f"{name}.sql").write_text(sql)
     (folder / "macros" / "generate_schema_name.sql").write_text(SCHEMA_MACRO)
     # the kinds' macros: this repository as a dbt package
     repo = package or Path(__file__).resolve().parent.parent

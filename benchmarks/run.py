@@ -146,7 +146,8 @@ def run_cold(args: argparse.Namespace, size: Size, argv: list[str] | None = None
                     executor=THRIFT_MEMORY["VULCAN_THRIFT_EXECUTOR_MEMORY"],
                     driver=THRIFT_MEMORY["VULCAN_THRIFT_DRIVER_MEMORY"],
                 )
-            result = cold.run(size, workdir, args.before, connection)
+            parts = tuple(args.part or cold.PARTS)
+            result = cold.run(size, workdir, args.before, connection, parts)
     except Exception as exc:  # reported, and the exit code says it
         print(f"cold suite failed: {exc}", file=sys.stderr, flush=True)
         return 1
@@ -209,6 +210,12 @@ def main(argv: list[str] | None = None) -> int:
         choices=("session", "thrift"),
         default="session",
         help="cold suite: embedded sessions (default) or one Spark Thrift Server",
+    )
+    parser.add_argument(
+        "--part",
+        choices=("daily", "kinds"),
+        action="append",
+        help="cold suite: only the daily model's scenarios or only the kinds (default both)",
     )
     parser.add_argument("--repeat", type=int, default=0, help="repetitions (default 3; quick 1)")
     parser.add_argument(

@@ -149,7 +149,10 @@ class TestOperations:
             assert message in log, (name, args)
         assert state_rows(project, "daily") == before  # nothing recorded by a refused operation
 
-    def test_failed_backfill_resumes_with_retry_and_run(self, project: Any) -> None:
+    def test_failed_backfill_resumes_with_retry_and_run(
+        self, project: Any, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("DBT_WRITE_JSON", "true")  # dbt retry reads run_results.json
         run("seed")
         # reset: rebuild the table with nothing due yet
         run("run", "-s", "daily", "--full-refresh", vars={"vulcan_execution_time": "2025-01-01"})

@@ -121,3 +121,64 @@ def test_projects_connect_as_told(tmp_path: Path) -> None:
         "state_file_format": "parquet",
     }
     assert target("thrift") == {"type": "spark", **thrift, "schema": "bench", "threads": 1}
+
+
+def _kind_run(pair: str, system: str, day: int, seconds: float, wall: float = 30.0) -> dict:
+    return {**_run(pair, system, seconds, 2, wall), "rep": day}
+
+
+def test_kinds_goals_compare_daily_medians_with_the_dbt_counterpart() -> None:
+    """Day 0 (the initial load) stays out of the goals; each mode against the counterpart."""
+    from benchmarks.cold_report import kinds_section
+    from benchmarks.kinds import PAIRS
+
+    runs = []
+    for pair in PAIRS:
+        runs += [_kind_run(pair, "dbt", 0, 1.0)] + [
+            _kind_run(pair, "dbt", d, s) for d, s in ((1, 4.0), (2, 5.0), (3, 6.0))
+        ]
+        runs += [_kind_run(pair, "vulcan", 0, 99.0)] + [
+            _kind_run(pair, "vulcan", d, s) for d, s in ((1, 4.0), (2, 4.5), (3, 9.0))
+        ]
+        runs += [_kind_run(pair, "vulcan_package", d, 6.0) for d in range(4)]
+    kinds = {"runs": runs, "checks": [], "keys": 1000, "days": 3}
+    lines = kinds_section(kinds)
+    assert "| unique key / dbt-spark merge | ≤ 1.0x | 0.90x | yes |" in lines  # 4.5 / 5.0
+    assert "| unique key (package) / dbt-spark merge | ≤ 1.0x | 1.20x | **no** |" in lines
+    assert "| SCD type 2 by column / dbt snapshot, check | ≤ 1.0x | 0.90x | yes |" in lines
+    initial = [line for line in lines if line.startswith("| partition | dbt-vulcan |")]
+    assert initial and "| 99.00 s | 4.50 s | 4.0, 4.5, 9.0 |" in initial[0]
+
+
+def test_kinds_checks_read_each_systems_table_and_its_valid_to() -> None:
+    from benchmarks.kinds import checks_sql
+
+    scd = checks_sql("scd_by_time")
+    assert "from kinds_dbt.snap_timestamp" in scd["dbt"] and "dbt_valid_to is null" in scd["dbt"]
+    assert "from kinds_package.kind_scd_by_time" in scd["vulcan_package"]
+    assert "dbt_valid_to" not in scd["vulcan"] and "valid_to is null" in scd["vulcan"]
+    merge = checks_sql("unique_key")
+    assert merge["dbt"].endswith("from kinds_dbt.kind_merge")
+    assert merge["vulcan"].endswith("from kinds_adapter.kind_unique_key")
+
+
+def test_kinds_projects_hold_the_pairs_and_a_state_table_of_their_own(tmp_path: Path) -> None:
+    import yaml
+
+    from benchmarks.cold import Projects
+    from benchmarks.kinds import MODELS, PAIRS, SNAPSHOTS, STATE_SCHEMA, write_projects
+
+    projects = Projects(tmp_path)
+    projects.deps = lambda *names: None  # type: ignore[method-assign]
+    write_projects(projects, {"spark.master": "local[2]"}, None)
+    package = projects.folder("kinds_package")
+    assert sorted(p.stem for p in (package / "models").glob("*.sql")) == sorted(MODELS)
+    assert sorted(p.stem for p in (package / "snapshots").glob("*.sql")) == sorted(SNAPSHOTS)
+    for _, model, _, verb, node in PAIRS.values():
+        assert model in MODELS and node in (SNAPSHOTS if verb == "snapshot" else MODELS)
+    project = yaml.safe_load((package / "dbt_project.yml").read_text())
+    assert project["vars"]["vulcan_state_schema"] == STATE_SCHEMA
+    assert "vulcan_state_file_format" not in project["vars"]  # the default, as users run
+    adapter = yaml.safe_load((projects.folder("kinds_adapter") / "profiles.yml").read_text())
+    target = adapter["bench"]["outputs"]["bench"]
+    assert (target["state_schema"], target["state_file_format"]) == (STATE_SCHEMA, "parquet")

@@ -60,3 +60,9 @@ def _dbt_suites_see_no_package_hook(
         for attribute, wrapper in wrappers.items():
             if module is not None and getattr(module, attribute, None) is originals[attribute]:
                 monkeypatch.setattr(module, attribute, wrapper)
+
+
+@pytest.fixture(autouse=True)
+def _dbt_suites_get_their_artifacts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """dbt's suites read run_results.json (tests/conftest.py turns the artifacts off)."""
+    monkeypatch.setenv("DBT_WRITE_JSON", "true")

@@ -75,7 +75,7 @@ def test_parses_on_a_stock_adapter_with_the_package(tmp_path: Path, adapter: str
     assert executable.exists(), f"{executable}: run scripts/bootstrap.sh (make setup)"
     write_project(tmp_path, adapter)
     dbt(executable, tmp_path, "deps")
-    output = dbt(executable, tmp_path, "parse", "--show-all-deprecations")
+    output = dbt(executable, tmp_path, "parse", "--show-all-deprecations", "--write-json")
     assert f"Registered adapter: {adapter}" in output
     if adapter == "spark":
         assert "deprecat" not in output.lower(), output

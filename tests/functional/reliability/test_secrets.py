@@ -50,7 +50,10 @@ class TestNoCredentialsInLogsOrState:
     def models(self) -> dict[str, str]:
         return {"good.sql": GOOD, "failing.sql": FAILING}
 
-    def test_password_and_token_appear_nowhere(self, project: Any, logs_dir: str) -> None:
+    def test_password_and_token_appear_nowhere(
+        self, project: Any, logs_dir: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("DBT_WRITE_JSON", "true")  # every artifact, checked below
         profiles = Path(project.profiles_dir) / "profiles.yml"
         assert PASSWORD in profiles.read_text() and TOKEN in profiles.read_text()
         exec_vars = '{"vulcan_execution_time": "2025-01-07"}'
