@@ -38,9 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 _WORKDIR = Path(tempfile.mkdtemp(prefix="vulcan-spark-"))
 
 # Most of a test JVM's CPU is the JIT compiling Spark's code (JFR: 33 of about 55 CPU seconds
-# on test_unmanaged.py). On parquet the quick tier alone is enough and two suites side by side
-# ran 15-34 % faster; Delta's and Iceberg's code needs the optimizing tier (their suites ran
-# slower without it), so they keep the JVM's default.
+# on test_unmanaged.py). On parquet the quick tier alone is enough: two suites side by side
+# ran 15-34 % faster. Delta's code needs the optimizing tier (its suite ran slower without it);
+# Delta and Iceberg keep the JVM's default.
 _JIT = {"parquet": " -XX:TieredStopAtLevel=1"}
 
 
