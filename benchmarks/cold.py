@@ -480,10 +480,10 @@ def daily(
     backfills += ["cold_raw_r1.daily_vulcan"]
     sums = spark_task(workdir, "checksums", connection, tables=[*tables, *backfills])
     after = {tables[t]: sums[t] for t in tables}
-    checks.append(_compare(f"after the backfill, {reps} new days and {reps} explicit days", after))
+    checks.append(compare(f"after the backfill, {reps} new days and {reps} explicit days", after))
     for rep in range(2, reps + 1):
         same = {t: sums[t] for t in backfills if f"_r{rep}." in t}
-        checks.append(_compare(f"backfill of {n} days, rep {rep}", same))
+        checks.append(compare(f"backfill of {n} days, rep {rep}", same))
     problems += [c["what"] + ": outputs differ" for c in checks if not c["ok"]]
     return {
         "runs": [asdict(r) for r in runs],
@@ -494,7 +494,7 @@ def daily(
     }
 
 
-def _compare(what: str, values: dict[str, list[Any]]) -> dict[str, Any]:
+def compare(what: str, values: dict[str, list[Any]]) -> dict[str, Any]:
     ok = len({tuple(v) for v in values.values()}) == 1 and all(v[0] for v in values.values())
     print(f"  check {what}: {'same' if ok else 'DIFFERENT'} {values}", flush=True)
     return {"what": what, "ok": ok, "values": values}

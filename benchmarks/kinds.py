@@ -27,7 +27,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from benchmarks.cold import ColdRun, Projects, spark_task
+from benchmarks.cold import ColdRun, Projects, compare, spark_task
 from benchmarks.generate import Size, at
 
 # pair -> (label, vulcan model, dbt counterpart's label, its verb, its node)
@@ -201,10 +201,7 @@ def run(size: Size, projects: Projects, connection: dict[str, Any] | None = None
         sums = spark_task(workdir, "sums", connection, queries=queries, fmt="delta")
         for pair in PAIRS:
             values = {s: sums[f"{pair}|{s}"] for s in SYSTEMS}
-            same = {tuple(v) for v in values.values()}
-            ok = len(same) == 1 and all(v[0] for v in values.values())
-            print(f"  check {pair} day {d}: {'same' if ok else 'DIFFERENT'} {values}", flush=True)
-            checks.append({"what": f"{PAIRS[pair][0]}, day {d}", "ok": ok, "values": values})
+            checks.append(compare(f"{PAIRS[pair][0]}, day {d}", values))
     problems = [c["what"] + ": outputs differ" for c in checks if not c["ok"]]
     return {
         "runs": [asdict(r) for r in runs],
