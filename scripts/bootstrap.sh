@@ -4,21 +4,28 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# Python packages install with uv (from PyPI, like pip; much faster), given
+# scripts/uv-overrides.txt: dbt-core 1.12's dbt-core-experimental-parser cannot be built where
+# only the package registries are reachable, and dbt-core runs it only for `--use-v2-parser`.
+uv_install() {  # uv_install <venv> <requirement>...
+  local venv=$1; shift
+  [ -x "$venv/bin/uv" ] || "$venv/bin/python" -m pip install -q --upgrade pip uv
+  "$venv/bin/uv" pip install -q --upgrade --python "$venv/bin/python" --override scripts/uv-overrides.txt "$@"
+}
 # dbt-databricks in a venv of its own (its releases pin their own dbt-spark): package mode on
 # `type: databricks` (the parse and rendering tests, and `make databricks` against the
 # Databricks-protocol test server). dbt-databricks and its SQL connector are pinned together:
 # the connector's test-only shim (tests/databricks_shim) is written against that version. The
 # test tools, and this repository without its dependencies (the tests' Python helpers import
-# it; dbt runs `type: databricks`, never the `vulcan` adapter, there). 1.11: 1.12's dbt-core
-# fetches a parser wheel from outside the package registries. Its dependencies install in the
-# background, beside the main venv (the downloads overlap); this repository once both are done.
+# it; dbt runs `type: databricks`, never the `vulcan` adapter, there). 1.12.7: 1.12.8 needs a
+# certifi newer than the registry here serves. Its dependencies install in the background,
+# beside the main venv; this repository once both are done.
 databricks_stamp=.venv-databricks/.vulcan-installed
 databricks_pid=
 if [ ! -f "$databricks_stamp" ] || [ scripts/bootstrap.sh -nt "$databricks_stamp" ] || [ pyproject.toml -nt "$databricks_stamp" ]; then
   (
   [ -x .venv-databricks/bin/python ] || python3 -m venv .venv-databricks
-  .venv-databricks/bin/python -m pip install -q --upgrade pip
-  .venv-databricks/bin/python -m pip install -q "dbt-databricks==1.11.8" "databricks-sql-connector==4.1.5" \
+  uv_install .venv-databricks "dbt-databricks==1.12.7" "databricks-sql-connector==4.1.5" \
     "pytest>=8" "hypothesis>=6.100" "dbt-tests-adapter>=1.19,<1.21" "sqlglot>=30,<31" "croniter>=2.0,<8"
   ) &
   databricks_pid=$!
@@ -26,10 +33,11 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
+# The default set-up: the newest dbt-core and dbt-spark the adapter allows, on Spark 4.0 (the
+# Spark of Databricks' newest LTS runtime); `make compat` runs the other versions.
 stamp=.venv/.vulcan-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[dev]"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ scripts/bootstrap.sh -nt "$stamp" ]; then
+  uv_install .venv -e ".[dev]" "pyspark>=4.0,<4.1"
   touch "$stamp"
 fi
 if ! command -v java >/dev/null 2>&1; then
@@ -50,6 +58,6 @@ if [ -n "$databricks_pid" ]; then
     echo "bootstrap: installing .venv-databricks failed (above)" >&2
     exit 1
   fi
-  .venv-databricks/bin/python -m pip install -q --no-deps -e .
+  "$root/.venv-databricks/bin/uv" pip install -q --python .venv-databricks/bin/python --no-deps -e .
   touch "$databricks_stamp"
 fi

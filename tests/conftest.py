@@ -190,24 +190,25 @@ SHIM = "{% macro is_incremental() %}{{ return(dbt_vulcan.is_incremental()) }}{% 
 
 
 @pytest.fixture(scope="class")
-def packages() -> dict[str, Any]:
-    """Every test project installs the package (`local:` this repository), in both modes: the
-    kinds' macros are the package's; the `vulcan` adapter adds Python extras."""
+def packages(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Package mode installs the package (`local:` this repository) with packages.yml; the
+    `vulcan` adapter needs none (it ships the package: dbt/adapters/vulcan/bundled.py)."""
+    if request.config.getoption("--mode") != "package":
+        return {}
     return {"packages": [{"local": str(ROOT)}]}
 
 
 @pytest.fixture(scope="class", autouse=True)
 def _package_installed(request: pytest.FixtureRequest) -> None:
-    if "project" not in request.fixturenames:
+    if "project" not in request.fixturenames or request.config.getoption("--mode") != "package":
         return
     from dbt.adapters.factory import FACTORY
     from dbt.tests.util import run_dbt
 
     project = request.getfixturevalue("project")
-    if request.config.getoption("--mode") == "package":
-        # dbt's is_incremental() is not dispatched: a project on type: spark adds this line
-        # (README, "Install as a dbt package") for models that call it
-        write_file(SHIM, project.project_root, "macros", "vulcan_is_incremental.sql")
+    # dbt's is_incremental() is not dispatched: a project on type: spark adds this line
+    # (README, "Install as a dbt package") for models that call it
+    write_file(SHIM, project.project_root, "macros", "vulcan_is_incremental.sql")
     registered = dict(FACTORY.adapters)
     run_dbt(["deps"])
     # `dbt deps` runs without an adapter and unregisters the project's: put it back for the

@@ -186,7 +186,8 @@ class TestDbtNative:
         )
         assert [str(r.status) for r in results if r.node.resource_type != "operation"] == ["fail"]
         plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
-        assert "Failure in unit_test daily_wrong_row" in plain
+        # dbt 1.10-1.11 say "Failure in unit_test ...", 1.12 "[ERROR]: in unit_test ..."
+        assert re.search(r"(Failure|\[ERROR\]:) in unit_test daily_wrong_row", plain), plain
         assert "actual differs from expected" in plain
         assert "2025-01-02" in out
 

@@ -1,5 +1,6 @@
 from dbt.adapters.base import AdapterPlugin
 
+from dbt.adapters.vulcan import bundled
 from dbt.adapters.vulcan.connections import VulcanConnectionManager, VulcanCredentials
 from dbt.adapters.vulcan.impl import VulcanAdapter
 from dbt.include import vulcan
@@ -14,3 +15,6 @@ Plugin = AdapterPlugin(
     project_name="dbt_vulcan_adapter",
     dependencies=["spark"],
 )
+
+# the kinds' dbt package comes with the adapter: no packages.yml on `type: vulcan`
+bundled.install()

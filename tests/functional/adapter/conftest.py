@@ -1,9 +1,9 @@
 """dbt-tests-adapter's suites count the results of each dbt command and the nodes of the
-manifest. Every test project installs the package (in both modes), and dbt runs an installed
-package's `on-run-start` hook (dbt_vulcan's creates the state table before dbt's threads
-start): one more node, and one more result in every run, seed and test, which dbt's suites,
-written for a project without packages, do not expect. Their `run_dbt` and `get_manifest` here
-leave that hook out; everything else they check is unchanged."""
+manifest. Every test project has the package (the adapter ships it; package mode installs
+it), and dbt runs a package's `on-run-start` hook (dbt_vulcan's creates the state table before
+dbt's threads start): one more node, and one more result in every run, seed and test, which
+dbt's suites, written for a project without packages, do not expect. Their `run_dbt` and
+`get_manifest` here leave that hook out; everything else they check is unchanged."""
 
 from __future__ import annotations
 
