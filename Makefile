@@ -19,6 +19,7 @@ lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy dbt/adapters/vulcan
+	.venv/bin/python scripts/check_v2_rules.py
 
 unit: setup
 	$(PYTEST) tests/unit -q -n 2

@@ -80,11 +80,17 @@ class _Exceptions:
 
 
 class _Config:
-    def __init__(self, values: dict[str, Any]) -> None:
+    def __init__(self, values: dict[str, Any], context: dict[str, Any]) -> None:
         self.values = values
+        self.context = context
 
     def get(self, key: str, default: Any = None, validator: Any = None) -> Any:
         return self.values.get(key, default)
+
+    def meta_get(self, key: str, default: Any = None, validator: Any = None) -> Any:
+        """dbt's (1.10+): the current model's config `meta`."""
+        model = self.context.get("model") or {}
+        return ((model.get("config") or {}).get("meta") or {}).get(key, default)
 
 
 @dataclass
@@ -139,7 +145,7 @@ class Harness:
             {
                 "return": _return,
                 "adapter": FakeAdapter(self),
-                "config": _Config(self.config),
+                "config": _Config(self.config, self.context),
                 "exceptions": _Exceptions(),
                 "log": lambda *a, **k: "",
                 "print": lambda *a, **k: "",

@@ -170,6 +170,25 @@ def test_own_keys_may_sit_under_meta() -> None:
     assert "batch_size: 0" in message
 
 
+def test_the_model_being_run_reads_meta_with_config_meta_get() -> None:
+    """dbt v2 returns a custom key through `config.meta_get`: the model being run reads its
+    keys that way (a graph node, in run-operations, from its config's `meta`)."""
+    h = harness().reset()
+    meta = {"time_column": "d", "start": "2025-01-01", "lookback": 2}
+    current = {"name": "daily_sales", "unique_id": "model.p.daily_sales"}
+    before = h.context["model"]
+    h.context["model"] = {**current, "config": {"materialized": TR, "meta": meta}}
+    try:
+        # the node handed over has no `meta` of its own (as in dbt v2): meta_get finds the keys
+        got = h.call("vulcan_node_config", {**current, "config": {"materialized": TR}})
+        assert (got["time_column"], got["start"], got["lookback"]) == ("d", "2025-01-01", 2)
+        # another node (a run-operation's graph node) is read from its own config's meta only
+        other = {"name": "o", "unique_id": "model.p.o", "config": {"materialized": TR}}
+        assert "time_column" not in h.call("vulcan_node_config", other)
+    finally:
+        h.context["model"] = before
+
+
 def test_errors_without_raising() -> None:
     config = {"start": "soon", "batch_size": 0, "file_format": "csv"}
     problems = harness().call("vulcan_settings_errors", node(config), TR)

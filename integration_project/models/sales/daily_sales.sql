@@ -3,10 +3,12 @@
     automatic output filter on `time_column` keeps whatever the query returns inside them. -#}
 {{ config(
     materialized='incremental_by_time_range',
-    time_column='order_date',
-    start='2025-01-01',
-    cron='@daily',
-    grains=['order_date'],
+    meta={
+        'time_column': 'order_date',
+        'start': '2025-01-01',
+        'cron': '@daily',
+        'grains': ['order_date'],
+    },
 ) }}
 
 select

@@ -3,11 +3,13 @@
     batch. `order_date` is the week's Monday. -#}
 {{ config(
     materialized='incremental_by_time_range',
-    time_column='order_date',
-    start='2025-01-01',
-    cron='0 0 * * 1',
     batch_size=4,
-    grains=['order_date'],
+    meta={
+        'time_column': 'order_date',
+        'start': '2025-01-01',
+        'cron': '0 0 * * 1',
+        'grains': ['order_date'],
+    },
 ) }}
 
 select

@@ -10,12 +10,14 @@
 {{ config(
     materialized='scd_type_2_by_time',
     unique_key='id',
-    invalidate_hard_deletes=true,
-    start='2019-12-31 11:00:00',
-    end='2020-01-03 11:00:00',
-    cron='@hourly',
     batch_size=24,
-    disable_restatement=false,
+    meta={
+        'invalidate_hard_deletes': true,
+        'start': '2019-12-31 11:00:00',
+        'end': '2020-01-03 11:00:00',
+        'cron': '@hourly',
+        'disable_restatement': false,
+    },
 ) }}
 
 select id, name, price, updated_at

@@ -4,13 +4,15 @@
 {{ config(
     materialized='scd_type_2_by_column',
     unique_key='id',
-    columns=['some_value'],
-    updated_at_name='ds',
     batch_size=1,
-    start='2025-01-01',
-    end='2025-01-04',
-    cron='@daily',
-    disable_restatement=false,
+    meta={
+        'columns': ['some_value'],
+        'updated_at_name': 'ds',
+        'start': '2025-01-01',
+        'end': '2025-01-04',
+        'cron': '@daily',
+        'disable_restatement': false,
+    },
 ) }}
 
 select id, some_value, ds

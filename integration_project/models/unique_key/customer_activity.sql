@@ -4,11 +4,13 @@
 {{ config(
     materialized='incremental_by_unique_key',
     unique_key='customer_id',
-    when_matched='WHEN MATCHED THEN UPDATE SET target.orders = target.orders + source.orders, target.last_order_date = source.last_order_date',
-    start='2025-01-01',
-    cron='@daily',
     batch_size=30,
-    grains=['customer_id'],
+    meta={
+        'when_matched': 'WHEN MATCHED THEN UPDATE SET target.orders = target.orders + source.orders, target.last_order_date = source.last_order_date',
+        'start': '2025-01-01',
+        'cron': '@daily',
+        'grains': ['customer_id'],
+    },
 ) }}
 
 select

@@ -5,10 +5,12 @@
 {{ config(
     materialized='incremental_by_unique_key',
     unique_key='customer_id',
-    start='2025-01-01',
-    cron='@daily',
     batch_size=30,
-    grains=['customer_id'],
+    meta={
+        'start': '2025-01-01',
+        'cron': '@daily',
+        'grains': ['customer_id'],
+    },
 ) }}
 
 with ordered_in_batch as (

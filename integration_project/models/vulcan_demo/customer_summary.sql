@@ -2,7 +2,9 @@
     run. Reads the EMBEDDED model unique_customers. -#}
 {{ config(
     materialized='table',
-    grains=['customer_id'],
+    meta={
+        'grains': ['customer_id'],
+    },
 ) }}
 
 select

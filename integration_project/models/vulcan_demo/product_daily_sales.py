@@ -8,11 +8,13 @@ import pyspark.sql.functions as F
 def model(dbt, session):
     dbt.config(
         materialized="incremental_by_time_range",
-        time_column="order_date",
-        start="2025-01-01",
-        cron="@daily",
         batch_size=30,
-        grains=["order_date", "product_id"],
+        meta={
+            "time_column": "order_date",
+            "start": "2025-01-01",
+            "cron": "@daily",
+            "grains": ["order_date", "product_id"],
+        },
     )
     batch = dbt.vulcan  # start, end (inclusive), end_exclusive, execution_time; render(sql)
     orders = dbt.ref("orders").where(

@@ -3,7 +3,9 @@
     than the newest one already logged. No dedupe, no batches. -#}
 {{ config(
     materialized='incremental_unmanaged',
-    grains=['shipment_id'],
+    meta={
+        'grains': ['shipment_id'],
+    },
 ) }}
 
 select

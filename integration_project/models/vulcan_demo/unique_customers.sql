@@ -2,7 +2,9 @@
     its query is inlined as a CTE into every model that refs it. -#}
 {{ config(
     materialized='ephemeral',
-    grains=['customer_id'],
+    meta={
+        'grains': ['customer_id'],
+    },
 ) }}
 
 select distinct

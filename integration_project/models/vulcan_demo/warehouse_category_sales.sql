@@ -5,8 +5,10 @@
     rows), the pattern the spec recommends to avoid full restatements. -#}
 {{ config(
     materialized='incremental_by_partition',
-    partitioned_by=['warehouse_id', 'category'],
-    grains=['partitioned_analysis_key'],
+    partition_by=['warehouse_id', 'category'],
+    meta={
+        'grains': ['partitioned_analysis_key'],
+    },
 ) }}
 
 with partitions_to_update as (

@@ -3,7 +3,9 @@
     (a dbt source). -#}
 {{ config(
     materialized='view',
-    grains=['warehouse_performance_key'],
+    meta={
+        'grains': ['warehouse_performance_key'],
+    },
 ) }}
 -- the source is loaded by this project's `regions` seed; tell dbt to build that first:
 -- depends_on: {{ ref('regions') }}

@@ -40,27 +40,34 @@
     properties file or dbt_project.yml set it (it is then in the node's unrendered config).
     dbt-vulcan's own keys may also be given under `meta`. -#}
 {% macro vulcan_node_config(node) %}
-  {%- set config = {} -%}
-  {%- do config.update(node.get('config') or {}) -%}
+  {%- set values = {} -%}
+  {%- do values.update(node.get('config') or {}) -%}
   {%- set set_by_user = {} -%}
   {%- do set_by_user.update(node.get('unrendered_config') or {}) -%}
   {%- do set_by_user.update(node.get('config_call_dict') or {}) -%}
   {%- for row in dbt_vulcan.vulcan_config_keys() if 'dbt_node_value' in row -%}
-    {%- if row.name in config and config[row.name] == row.dbt_node_value and row.name not in set_by_user -%}
-      {%- do config.pop(row.name) -%}
+    {%- if row.name in values and values[row.name] == row.dbt_node_value and row.name not in set_by_user -%}
+      {%- do values.pop(row.name) -%}
     {%- endif -%}
   {%- endfor -%}
   {#- dbt-vulcan's own keys may also sit under `meta` (dbt 1.10+ asks custom keys to, and
-      dbt Fusion requires it); a key set directly wins -#}
-  {%- set meta = config.get('meta') -%}
-  {%- if meta is mapping -%}
+      dbt v2 requires it: there `config.get` does not return a custom key set directly); a key
+      set directly wins. The model being run reads them with dbt's `config.meta_get` where dbt
+      has it (1.10+, v2); a graph node (run-operations) from its config's `meta`. -#}
+  {%- set current = model is defined and model is not none and node.get('unique_id') == model.get('unique_id') -%}
+  {%- set meta_get = config.meta_get if current and config is defined and config.meta_get is defined else none -%}
+  {%- set meta = values.get('meta') -%}
+  {%- if meta is mapping or meta_get is not none -%}
     {%- for row in dbt_vulcan.vulcan_config_keys() if not row.get('dbt') -%}
-      {%- for name in [row.name] + row.get('aliases', []) if name in meta and name not in config -%}
-        {%- do config.update({name: meta[name]}) -%}
+      {%- for name in [row.name] + row.get('aliases', []) if name not in values -%}
+        {%- set value = meta_get(name) if meta_get is not none else meta.get(name) -%}
+        {%- if value is not none -%}
+          {%- do values.update({name: value}) -%}
+        {%- endif -%}
       {%- endfor -%}
     {%- endfor -%}
   {%- endif -%}
-  {{ return(config) }}
+  {{ return(values) }}
 {% endmacro %}
 
 {#- The key a model's partition columns were given with, for messages: dbt's `partition_by`

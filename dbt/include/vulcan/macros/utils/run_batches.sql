@@ -38,7 +38,7 @@
   {%- set per_run = {} -%}
   {%- for batch in run_batches -%}
     {%- set started = modules.datetime.datetime.now() -%}
-    {%- set query = adapter.vulcan_python_batch_query(model, compiled_code, batch, plan.execution_time) if model.language == 'python' else compiled_code -%}
+    {%- set query = dbt_vulcan.vulcan_python_batch_query(compiled_code, batch, plan.execution_time) if model.language == 'python' else compiled_code -%}
     {%- set rendered = dbt_vulcan.vulcan_batch_query(query, cfg, batch, time_type, plan.execution_time, projection) -%}
     {%- set batch_sql = rendered.sql -%}
     {%- if audits -%}
@@ -62,9 +62,9 @@
       {% do dbt_vulcan._vulcan_drop_audit_stage(stage, cfg.file_format) %}
     {%- endif -%}
     {% do dbt_vulcan._vulcan_log_batch(relation, batch, action, started) %}
-    {% do dbt_vulcan._vulcan_python_release() %}
+    {% do dbt_vulcan.vulcan_python_release() %}
   {%- endfor -%}
-  {% do dbt_vulcan._vulcan_python_release() %}
+  {% do dbt_vulcan.vulcan_python_release() %}
   {%- if plan.fingerprint_changed and not run_batches -%}
     {{ log('Model ' ~ model.name ~ ' changed since its intervals were recorded; processed intervals are kept (restate them to recompute).', info=True) }}
   {%- endif -%}

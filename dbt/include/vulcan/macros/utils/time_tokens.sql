@@ -166,7 +166,7 @@
     model runs once for it). -#}
 {% macro vulcan_model_query(kind, cfg, plan) %}
   {%- if model.language == 'python' -%}
-    {{ return(adapter.vulcan_python_schema_query(model, kind, compiled_code, plan.execution_time)) }}
+    {{ return(dbt_vulcan.vulcan_python_schema_query(kind, compiled_code, plan.execution_time)) }}
   {%- endif -%}
   {{ return(dbt_vulcan.vulcan_schema_query(compiled_code, cfg, plan.execution_time, plan.first_interval)) }}
 {% endmacro %}
