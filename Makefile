@@ -6,7 +6,7 @@ DURATIONS ?= 10
 
 .PHONY: setup example test lint unit functional functional-parquet functional-delta \
 	functional-iceberg functional-package integration integration-parquet integration-package integration-delta thrift databricks databricks-full test-lane-1 \
-	test-lane-2 bench bench-quick bench-thrift bench-thrift-quick bench-warm bench-warm-quick
+	test-lane-2 compat compat-oldest bench bench-quick bench-thrift bench-thrift-quick bench-warm bench-warm-quick
 
 setup:
 	bash scripts/bootstrap.sh
@@ -182,12 +182,20 @@ test-lane-1: setup
 	$(MAKE) --no-print-directory -j1 functional-parquet functional-iceberg integration-parquet integration-package thrift \
 		PARQUET_BUILDS=1 PACKAGE_BUILDS=1
 test-lane-2: setup
-	$(MAKE) --no-print-directory -j1 lint unit functional-delta functional-package databricks
+	$(MAKE) --no-print-directory -j1 lint unit functional-delta functional-package databricks compat-oldest
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →
 # docs/benchmarks.md; `bench-thrift`: the same against one Spark Thrift Server →
 # docs/benchmarks-thrift.md; `bench-warm`: every run inside one warm process →
 # docs/benchmarks-warm.md; the quick variants are small smoke runs.
+# Every supported dbt-core and Spark (scripts/compat.sh; about an hour): docs/compat.md.
+compat: setup
+	bash scripts/compat.sh
+
+# CI's part of it: the oldest supported pair, dbt-core 1.10 on Spark 3.5
+compat-oldest: setup
+	COMPAT_CELLS="1.10:3.5" COMPAT_REPORT=.vulcan/compat/ci.md bash scripts/compat.sh
+
 bench: setup
 	$(PY) benchmarks/run.py
 

@@ -4,14 +4,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-# Python packages install with uv (from PyPI, like pip; much faster), given
-# scripts/uv-overrides.txt: dbt-core 1.12's dbt-core-experimental-parser cannot be built where
-# only the package registries are reachable, and dbt-core runs it only for `--use-v2-parser`.
-uv_install() {  # uv_install <venv> <requirement>...
-  local venv=$1; shift
-  [ -x "$venv/bin/uv" ] || "$venv/bin/python" -m pip install -q --upgrade pip uv
-  "$venv/bin/uv" pip install -q --upgrade --python "$venv/bin/python" --override scripts/uv-overrides.txt "$@"
-}
+# Python packages install with uv (scripts/uv_install.sh).
+source scripts/uv_install.sh
 # dbt-databricks in a venv of its own (its releases pin their own dbt-spark): package mode on
 # `type: databricks` (the parse and rendering tests, and `make databricks` against the
 # Databricks-protocol test server). dbt-databricks and its SQL connector are pinned together:
@@ -24,14 +18,10 @@ databricks_stamp=.venv-databricks/.vulcan-installed
 databricks_pid=
 if [ ! -f "$databricks_stamp" ] || [ scripts/bootstrap.sh -nt "$databricks_stamp" ] || [ pyproject.toml -nt "$databricks_stamp" ]; then
   (
-  [ -x .venv-databricks/bin/python ] || python3 -m venv .venv-databricks
   uv_install .venv-databricks "dbt-databricks==1.12.7" "databricks-sql-connector==4.1.5" \
     "pytest>=8" "hypothesis>=6.100" "dbt-tests-adapter>=1.19,<1.21" "sqlglot>=30,<31" "croniter>=2.0,<8"
   ) &
   databricks_pid=$!
-fi
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
 fi
 # The default set-up: the newest dbt-core and dbt-spark the adapter allows, on Spark 4.0 (the
 # Spark of Databricks' newest LTS runtime); `make compat` runs the other versions.

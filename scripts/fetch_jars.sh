@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Fetch the Delta Lake and Apache Iceberg Spark runtime jars that match the installed pyspark
-# from Maven Central into .vulcan/jars/<format>/ (git-ignored). Idempotent.
+# from Maven Central into .vulcan/jars/<format>/ (git-ignored; VULCAN_JARS_DIR moves it: make
+# compat keeps one folder per Spark version). Idempotent. PYTHON picks the venv.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-"$root/.venv/bin/python"}
 spark_version=$("$py" -c 'import pyspark; print(pyspark.__version__)')
 spark_minor=${spark_version%.*}
+# Delta's and Iceberg's runtimes for each Spark minor (Scala 2.12 on Spark 3.5, 2.13 on 4.x)
 case "$spark_minor" in
-  4.0) delta=4.0.1; iceberg_spark=4.0; iceberg=1.10.1 ;;
+  3.5) delta=3.3.2; delta_artifact=delta-spark_2.12; iceberg_artifact=iceberg-spark-runtime-3.5_2.12; iceberg=1.10.1 ;;
+  4.0) delta=4.0.1; delta_artifact=delta-spark_2.13; iceberg_artifact=iceberg-spark-runtime-4.0_2.13; iceberg=1.10.1 ;;
+  4.1) delta=4.3.1; delta_artifact=delta-spark_2.13; iceberg_artifact=iceberg-spark-runtime-4.1_2.13; iceberg=1.12.0 ;;
   *) echo "fetch_jars: no known Delta/Iceberg versions for Spark $spark_version" >&2; exit 1 ;;
 esac
 fetch() {  # fetch <format> <groupId:artifactId:version>...
-  local dir="$root/.vulcan/jars/$1"; shift
+  local dir="${VULCAN_JARS_DIR:-$root/.vulcan/jars}/$1"; shift
   mkdir -p "$dir"
   for artifact in "$@"; do
     IFS=: read -r group name version <<<"$artifact"
@@ -24,6 +28,6 @@ fetch() {  # fetch <format> <groupId:artifactId:version>...
     fi
   done
 }
-fetch delta "io.delta:delta-spark_2.13:$delta" "io.delta:delta-storage:$delta"
-fetch iceberg "org.apache.iceberg:iceberg-spark-runtime-${iceberg_spark}_2.13:$iceberg"
-echo "fetch_jars: Spark $spark_version, Delta $delta, Iceberg $iceberg in .vulcan/jars/"
+fetch delta "io.delta:$delta_artifact:$delta" "io.delta:delta-storage:$delta"
+fetch iceberg "org.apache.iceberg:$iceberg_artifact:$iceberg"
+echo "fetch_jars: Spark $spark_version, Delta $delta, Iceberg $iceberg in ${VULCAN_JARS_DIR:-.vulcan/jars}/"
