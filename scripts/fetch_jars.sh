@@ -7,9 +7,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-"$root/.venv/bin/python"}
 spark_version=$("$py" -c 'import pyspark; print(pyspark.__version__)')
 spark_minor=${spark_version%.*}
-# Delta's and Iceberg's runtimes for each Spark minor (Scala 2.12 on Spark 3.5, 2.13 on 4.x)
+# Delta's and Iceberg's runtimes for each Spark minor (Scala 2.12 on Spark 3.5, 2.13 on 4.x).
+# Spark 3.5: Delta 3.3.3 at least (Spark 3.5.6+ refuses 3.3.2's CREATE OR REPLACE TABLE ... AS
+# SELECT: "does not support truncate in batch mode", delta-io/delta#4671).
 case "$spark_minor" in
-  3.5) delta=3.3.2; delta_artifact=delta-spark_2.12; iceberg_artifact=iceberg-spark-runtime-3.5_2.12; iceberg=1.10.1 ;;
+  3.5) delta=3.3.3; delta_artifact=delta-spark_2.12; iceberg_artifact=iceberg-spark-runtime-3.5_2.12; iceberg=1.10.1 ;;
   4.0) delta=4.0.1; delta_artifact=delta-spark_2.13; iceberg_artifact=iceberg-spark-runtime-4.0_2.13; iceberg=1.10.1 ;;
   4.1) delta=4.3.1; delta_artifact=delta-spark_2.13; iceberg_artifact=iceberg-spark-runtime-4.1_2.13; iceberg=1.12.0 ;;
   *) echo "fetch_jars: no known Delta/Iceberg versions for Spark $spark_version" >&2; exit 1 ;;
@@ -17,6 +19,16 @@ esac
 fetch() {  # fetch <format> <groupId:artifactId:version>...
   local dir="${VULCAN_JARS_DIR:-$root/.vulcan/jars}/$1"; shift
   mkdir -p "$dir"
+  # the folder is the classpath: a jar of another version (a Spark or pin changed) goes
+  local wanted=() jar
+  for artifact in "$@"; do
+    IFS=: read -r group name version <<<"$artifact"
+    wanted+=("$name-$version.jar")
+  done
+  for jar in "$dir"/*.jar; do
+    [ -e "$jar" ] || continue
+    [[ " ${wanted[*]} " == *" $(basename "$jar") "* ]] || rm -f "$jar"
+  done
   for artifact in "$@"; do
     IFS=: read -r group name version <<<"$artifact"
     [ -s "$dir/$name-$version.jar" ] && continue
