@@ -179,10 +179,10 @@ integration-package: setup
 test: setup
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 test-lane-1: setup
-	$(MAKE) --no-print-directory -j1 functional-parquet functional-iceberg integration-parquet integration-package thrift \
+	$(MAKE) --no-print-directory -j1 functional-parquet functional-iceberg integration-parquet integration-package thrift compat-oldest \
 		PARQUET_BUILDS=1 PACKAGE_BUILDS=1
 test-lane-2: setup
-	$(MAKE) --no-print-directory -j1 lint unit functional-delta functional-package databricks compat-oldest
+	$(MAKE) --no-print-directory -j1 lint unit functional-delta functional-package databricks
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →
 # docs/benchmarks.md; `bench-thrift`: the same against one Spark Thrift Server →
