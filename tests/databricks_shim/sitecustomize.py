@@ -16,6 +16,11 @@ answers differently from a Databricks runtime:
 - Result metadata: Spark sends no `resultFormat` (its rows are column based), and none at all
   with fetched rows (the connector asks for it there); a statement without a result set
   (DDL, DML) describes one column that carries no values.
+- Host metadata: databricks-sdk (dbt-databricks' credentials) asks the host for
+  `/.well-known/databricks-config` whenever it builds a config, once per connection; a
+  workspace serves it, Spark's server answers with errors the SDK retries for five minutes.
+  Here the lookup fails at once, and the SDK goes on with the profile's settings, as it does
+  when a host has no such page.
 
 Pinned to the connector version it was written against: another version fails loudly here,
 so a connector upgrade is a deliberate change of this shim.
@@ -35,6 +40,7 @@ if version("databricks-sql-connector") != PINNED_CONNECTOR:
         f"found {version('databricks-sql-connector')}: check the shim against it"
     )
 
+import databricks.sdk.config as _sdk_config  # noqa: E402
 from databricks.sql.backend.thrift_backend import ThriftDatabricksClient  # noqa: E402
 from databricks.sql.thrift_api.TCLIService import ttypes  # noqa: E402
 
@@ -95,3 +101,15 @@ def _make_request(self: Any, method: Any, request: Any, *args: Any, **kwargs: An
 
 
 ThriftDatabricksClient.make_request = _make_request  # type: ignore[method-assign]
+
+
+def _no_host_metadata(host: str, *args: Any, **kwargs: Any) -> Any:
+    raise ValueError(f"{host}: the Databricks-protocol test server serves no host metadata")
+
+
+if hasattr(_sdk_config, "get_host_metadata"):
+    _sdk_config.get_host_metadata = _no_host_metadata
+    # and the SDK's warning that it fell back, which would print once per connection
+    _sdk_config.logger.addFilter(
+        lambda record: "resolve config from host metadata" not in record.getMessage()
+    )
