@@ -17,17 +17,10 @@ import pytest
 
 from dbt.adapters.vulcan.__version__ import version
 from dbt.adapters.vulcan.bundled import BUNDLED_PATH
+from tests.functional.package.test_package_parse import KINDS
 
 REPO = Path(__file__).resolve().parents[2]
 DBT = Path(sys.executable).with_name("dbt")
-KINDS = (
-    "incremental_by_time_range",
-    "incremental_by_unique_key",
-    "incremental_by_partition",
-    "incremental_unmanaged",
-    "scd_type_2_by_time",
-    "scd_type_2_by_column",
-)
 pytestmark = [
     pytest.mark.profile_only("parquet"),  # no Spark: once per CI run is enough
     pytest.mark.adapter_only(reason="the `vulcan` adapter's own install"),
