@@ -96,7 +96,7 @@ run_adapter_cell() {
       && [ "$before" = "$after" ] \
       && PYTHON=$venv/bin/python VULCAN_JARS_DIR=$root/.vulcan/jars-adapter bash scripts/fetch_jars.sh \
       && cp -r integration_project "$work/example" \
-      && rm -rf "$work/example/packages.yml" "$work/example/dbt_packages" "$work/example/target" \
+      && rm -rf "$work/example/packages.yml" "$work/example/package-lock.yml" "$work/example/dbt_packages" "$work/example/target" \
         "$work/example/.spark" "$work/example/logs" \
       && DBT=$root/$venv/bin/dbt VULCAN_JARS_DIR=$root/.vulcan/jars-adapter \
         VULCAN_LOG4J_CONFIG=$root/tests/log4j2.properties VULCAN_WORKDIR=$work/spark \
