@@ -9,7 +9,6 @@ Every other adapter-mode functional test runs kinds for real with no packages.ym
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 
 from dbt.adapters.vulcan.__version__ import version
 from dbt.adapters.vulcan.bundled import BUNDLED_PATH
+from tests.functional.package import test_package_parse as package_parse
 from tests.functional.package.test_package_parse import KINDS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,16 +47,7 @@ def write_project(root: Path, packages: str | None = None) -> None:
 
 
 def dbt(root: Path, *args: str, ok: bool = True) -> str:
-    done = subprocess.run(
-        [str(DBT), *args, "--project-dir", str(root), "--profiles-dir", str(root)],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        timeout=300,
-    )
-    output = done.stdout + done.stderr
-    assert (done.returncode == 0) is ok, output
-    return output
+    return package_parse.dbt(DBT, root, *args, ok=ok)
 
 
 def materializations(root: Path) -> dict[str, str]:
