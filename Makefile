@@ -18,11 +18,14 @@ example: setup
 lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
-	.venv/bin/mypy dbt/adapters/vulcan
+	.venv/bin/mypy dbt/adapters/vulcan tests/oracle
 	.venv/bin/python scripts/check_v2_rules.py
+	.venv/bin/python scripts/check_imports.py
 
+# the unit tests and the oracle's own (tests/oracle: the Python reference the macros are
+# checked against, never shipped)
 unit: setup
-	$(PYTEST) tests/unit -q -n 2
+	$(PYTEST) tests/unit tests/oracle -q -n 2
 
 # One pytest process (one SparkSession) per table format. The reliability tests run on
 # parquet here and on Delta in `make thrift` (kill -9, concurrent processes), not three times.

@@ -60,7 +60,7 @@ def queries() -> dict[str, str]:
     """`read`: the relation's rows as they are stored; `plan`: the read a run's plan issues
     (operations/_log.sql: times as epoch microseconds, in replay order), whose rows Jinja
     then plans."""
-    from tests.unit.macro_harness import Harness
+    from tests.support.macro_harness import Harness
 
     harness = Harness()
     harness.call("_vulcan_op_read_log", [RELATION])
@@ -76,8 +76,7 @@ def _session(workdir: Path) -> Any:
 
 
 def _state_rows(days: range) -> str:
-    from dbt.adapters.vulcan.state import StateRow
-    from dbt.adapters.vulcan.state_cache import values_sql
+    from tests.oracle.state import StateRow, values_sql
 
     return values_sql(
         [

@@ -6,7 +6,7 @@ result table hands them over (the stored text), parsed and ordered (operations/_
 
 The log is a daily model that ran once a day: one processed row per day, each with the details
 a batch records; the plan is the next run's (one new day due). The macros are rendered by the
-macro harness (tests/unit/macro_harness.py: the package's macros in dbt's Jinja environment,
+macro harness (tests/support/macro_harness.py: the package's macros in dbt's Jinja environment,
 no database), in this process, best of `--repeat`. Not a test: numbers for issue 32's goal
 (the plan at 10,000 log rows within 1.5x of 100 rows; benchmarks/plan_cost.py times the read).
 """
@@ -69,7 +69,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--rows", default="100,1000,10000")
     args = parser.parse_args()
-    from tests.unit.macro_harness import FakeResult, Harness
+    from tests.support.macro_harness import FakeResult, Harness
 
     harness = Harness()
     harness.call("_vulcan_op_read_log", [RELATION])

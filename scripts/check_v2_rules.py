@@ -51,10 +51,10 @@ AGATE = {
 LOAD_RESULT = {"table", "response", "data"}
 # (file name, macro): what it renders when `execute` is false (parsing)
 EXECUTE_REVIEWED = {
-    ("tokens.sql", "default__vulcan_token"): "the token's placeholder `@name`",
-    ("native_sql.sql", "default__vulcan_native_sql"): "the model's SQL unchanged",
+    ("tokens.sql", "vulcan_token"): "the token's placeholder `@name`",
+    ("native_sql.sql", "vulcan_native_sql"): "the model's SQL unchanged",
     ("create_state_table.sql", "vulcan_on_run_start"): "nothing: a hook with no SQL",
-    ("create_state_table.sql", "default__vulcan_create_state_table"): "nothing: no SQL",
+    ("create_state_table.sql", "vulcan_create_state_table"): "nothing: no SQL",
     ("is_incremental.sql", "is_incremental"): "False, as dbt's own is_incremental()",
 }
 

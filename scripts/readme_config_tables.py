@@ -1,7 +1,8 @@
 """Write README.md's config option tables from the one declaration of the keys
 (dbt/include/vulcan/macros/config/config_keys.sql). Each table sits between
-`<!-- config-table: SECTION -->` and `<!-- /config-table -->`; tests/unit/test_config_keys.py
-fails when README is out of step. Usage: `.venv/bin/python scripts/readme_config_tables.py`."""
+`<!-- config-table: SECTION -->` and `<!-- /config-table -->`;
+tests/unit/macros/config/test_config_keys.py fails when README is out of step.
+Usage: `.venv/bin/python scripts/readme_config_tables.py`."""
 
 from __future__ import annotations
 

@@ -9,18 +9,15 @@ Every other adapter-mode functional test runs kinds for real with no packages.ym
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from dbt.adapters.vulcan.__version__ import version
 from dbt.adapters.vulcan.bundled import BUNDLED_PATH
-from tests.functional.package import test_package_parse as package_parse
-from tests.functional.package.test_package_parse import KINDS
+from tests.support import dbt_projects
+from tests.support.dbt_projects import DBT, KINDS, REPO
 
-REPO = Path(__file__).resolve().parents[2]
-DBT = Path(sys.executable).with_name("dbt")
 pytestmark = [
     pytest.mark.profile_only("parquet"),  # no Spark: once per CI run is enough
     pytest.mark.adapter_only(reason="the `vulcan` adapter's own install"),
@@ -47,7 +44,7 @@ def write_project(root: Path, packages: str | None = None) -> None:
 
 
 def dbt(root: Path, *args: str, ok: bool = True) -> str:
-    return package_parse.dbt(DBT, root, *args, ok=ok)
+    return dbt_projects.dbt(DBT, root, *args, ok=ok)
 
 
 def materializations(root: Path) -> dict[str, str]:

@@ -7,7 +7,7 @@ and changes every existing row, so a write that slipped through would show in th
 
 `table` and `view` are dbt built-ins: audits are a dbt-vulcan feature of its own kinds only.
 
-Audits are Jinja (macros/utils/audit_parse.sql, audits.sql): the same in both modes, so this
+Audits are Jinja (macros/audits/audit_parse.sql, audits.sql): the same in both modes, so this
 module runs with `--mode package` too, on every kind.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.functional.util import model_message, rows, run, state_rows, table_rows
+from tests.support.functional import model_message, rows, run, state_rows, table_rows
 
 EXEC = "vulcan_execution_time"
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.functional.util import rows
+from tests.support.functional import rows
 
 
 class TestDebug:

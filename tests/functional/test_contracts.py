@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture, write_file
 
-from tests.functional.util import processed_rows, rows, run, state_rows, table_rows
+from tests.support.functional import processed_rows, rows, run, state_rows, table_rows
 
 EVENTS = """id,day,name,amount
 1,2025-01-01,a,10

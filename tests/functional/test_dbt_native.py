@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from tests.functional.util import orders_csv, run, table_rows
+from tests.support.functional import orders_csv, run, table_rows
 
 # unit tests, show and compile bind the tokens and wrap the output filter: nothing depends on
 # the table format (each format's writes are the kinds' suites); parquet, in both modes, and

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from tests.functional.util import STATE, orders_csv, processed_rows, rows, run, state_rows
+from tests.support.functional import STATE, orders_csv, processed_rows, rows, run, state_rows
 
 DAILY = """
 {{ config(materialized='incremental_by_time_range', time_column='order_date',

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt
 
-from tests.functional.util import models_state_rows, processed_rows, run
+from tests.support.functional import models_state_rows, processed_rows, run
 
 # a row per `step` of each batch's range; the tables keep the default layout, partitioned by
 # `ts`: a row per day outside the hourly model keeps that to a partition per day (an hourly row

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.functional.util import model_message, run, state_rows, table_rows
+from tests.support.functional import model_message, run, state_rows, table_rows
 
 SOURCE = " union all ".join(
     f"select {i} as id, date'{date(2025, 1, 1) + timedelta(days=i % 12)}' as event_date"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.functional.util import STATE, model_message, orders_csv, processed_rows, run
+from tests.support.functional import STATE, model_message, orders_csv, processed_rows, run
 
 MODEL = """
 {{ config(materialized='incremental_by_time_range', time_column='order_date',

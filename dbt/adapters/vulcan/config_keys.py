@@ -68,9 +68,9 @@ def _macro_value(name: str) -> Any:
     raise RuntimeError(f"{SOURCE}: {name} returned nothing")  # pragma: no cover
 
 
-KINDS: tuple[str, ...] = tuple(_macro_value("default__vulcan_kinds"))
+KINDS: tuple[str, ...] = tuple(_macro_value("vulcan_kinds"))
 # dbt's own keys outside the table that are never refused (nor suggested for a typo)
-DBT_OTHER_KEYS: tuple[str, ...] = tuple(_macro_value("default__vulcan_dbt_other_keys"))
+DBT_OTHER_KEYS: tuple[str, ...] = tuple(_macro_value("vulcan_dbt_other_keys"))
 
 
 def _kinds(value: Any) -> tuple[str, ...]:
@@ -80,7 +80,7 @@ def _kinds(value: Any) -> tuple[str, ...]:
 @cache
 def config_keys() -> tuple[ConfigKey, ...]:
     """Every key of the declaration, in its order."""
-    rows = _macro_value("default__vulcan_config_keys")
+    rows = _macro_value("vulcan_config_keys")
     keys = []
     for row in rows:
         kinds = _kinds(row["kinds"])

@@ -1,7 +1,13 @@
 """The `vulcan` adapter: dbt-spark plus the SQLMesh/Vulcan model kinds.
 
-The adapter itself stays thin. The logic lives in small modules (config, intervals, state,
-time macros, planner) and reaches the macros through the `@available` methods below.
+The adapter itself stays thin. The kinds, the planning, the state log and the operations are
+the package's Jinja (dbt/include/vulcan/macros), the same in both modes. The Python of a run
+is what the macros reach through the `@available` methods below, each handed the settings the
+run validated in Jinja (macros/config/, once per model run): the safety analysis of a model's
+SQL (safety, with the time tokens of timemacros), Python models (python_models, with the
+schedule's first interval), the state table's creation and the stage tables a stopped run
+left. The Python reference the macros are tested
+against, tests/oracle/, is never imported here.
 """
 
 from __future__ import annotations
@@ -15,11 +21,9 @@ from dbt.adapters.base import available
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.vulcan import config as model_config
 from dbt.adapters.vulcan import config_keys, python_models
 from dbt.adapters.vulcan.connections import VulcanConnectionManager
-from dbt.adapters.vulcan.state_cache import now_utc
-from dbt.adapters.vulcan.timeutil import VulcanConfigError, parse_time
+from dbt.adapters.vulcan.timeutil import VulcanConfigError, now_utc
 
 # Every model config key dbt-vulcan reads, for dbt's config machinery: from the one declaration
 # (macros/config/config_keys.sql; README documents each).
@@ -92,12 +96,6 @@ class VulcanAdapter(SparkAdapter):
 
     # --- config ---------------------------------------------------------------------------
 
-    def _validated(self, model: Any, kind: str) -> model_config.ModelConfig:
-        try:
-            return model_config.settings(model, kind)
-        except VulcanConfigError as exc:
-            raise CompilationError(str(exc)) from None
-
     @available
     def vulcan_stale_stages(self, relation: Any) -> list[Any]:
         """The stage tables of `relation` (`<table>__vulcan_stage_<run>`,
@@ -110,26 +108,28 @@ class VulcanAdapter(SparkAdapter):
         ]
 
     @available
-    def vulcan_check_safety(self, model: Any, kind: str, compiled_sql: str) -> list[str]:
+    def vulcan_check_safety(self, cfg: Mapping[str, Any], compiled_sql: str) -> list[str]:
         """Static safety analysis of the model SQL (tokens still in it), before any write:
-        raise for patterns that differ on a time slice, return the warnings."""
+        raise for patterns that differ on a time slice, return the warnings. `cfg`: the
+        settings the run validated (macros/config/), handed over as they are."""
         from dbt.adapters.vulcan import safety
 
-        cfg = self._validated(model, kind)
-        if cfg.time_column is None or _get(model, "language") == "python":
+        name = str(cfg.get("model", "?"))
+        time_column = cfg.get("time_column")
+        if not time_column:
             return []
         try:
             # the time column itself was checked against the query's columns (column checks)
             findings = safety.analyze(
                 compiled_sql,
-                cfg.time_column,
-                cfg.safety_overrides,
-                interval_unit=cfg.interval_unit,
-                week_start=cfg.week_start,
+                str(time_column),
+                list(cfg.get("safety_overrides") or []),
+                interval_unit=str(cfg.get("interval_unit") or "day"),
+                week_start=int(cfg.get("week_start") or 0),
             )
         except VulcanConfigError as exc:
-            raise CompilationError(f"Model '{cfg.model}': {exc}") from None
-        refusal, warnings = safety.verdict(cfg.model, findings)
+            raise CompilationError(f"Model '{name}': {exc}") from None
+        refusal, warnings = safety.verdict(name, findings)
         if refusal is not None:
             raise CompilationError(refusal)
         return warnings
@@ -170,14 +170,13 @@ class VulcanAdapter(SparkAdapter):
 
     @available
     def vulcan_python_schema_query(
-        self, model: Any, kind: str, compiled_code: str, execution_time: str
+        self, model: Any, compiled_code: str, first_interval: list[str], execution_time: str
     ) -> str:
-        """A Python model's query for its first interval, to read its columns (it runs the
-        model once)."""
-        cfg = self._validated(model, kind)
-        start = parse_time(cfg.start or "1970-01-01", "start")
-        first = {"start": start, "end": cfg.schedule().add(start)}
-        where = f" reading its columns (first interval, from {start:%Y-%m-%d %H:%M})"
+        """A Python model's query for its first interval (the plan's `first_interval`, as the
+        run planned it), to read its columns (it runs the model once)."""
+        start, end = first_interval
+        first = {"start": start, "end": end}
+        where = f" reading its columns (first interval, from {start[:16]})"
         return self._python_query(model, compiled_code, first, execution_time, where)
 
     # --- Python models (python_models.py) --------------------------------------------------
@@ -209,7 +208,7 @@ class VulcanAdapter(SparkAdapter):
     @available
     def vulcan_python_check(self, model: Any) -> str:
         """Refuse a Python model that cannot run as configured (when it is compiled)."""
-        materialized = str(model_config.node_config(model).get("materialized", ""))
+        materialized = str(_get(_get(model, "config", {}) or {}, "materialized", "") or "")
         method = str(self.config.credentials.method)
         problem = python_models.check_model(str(_get(model, "name", "?")), materialized, method)
         if problem is not None:

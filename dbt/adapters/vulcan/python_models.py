@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from dbt.adapters.vulcan.config import KINDS
+from dbt.adapters.vulcan.config_keys import KINDS
 from dbt.adapters.vulcan.timemacros import render, token_values
 from dbt.adapters.vulcan.timeutil import parse_time
 

@@ -60,8 +60,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from dbt.adapters.vulcan import timemacros
-from dbt.adapters.vulcan.intervals import IntervalUnit
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
+from dbt.adapters.vulcan.units import IntervalUnit
 
 __all__ = [
     "OVERRIDABLE",

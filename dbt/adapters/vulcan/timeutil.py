@@ -6,9 +6,9 @@ Every time a user gives (config `start`/`end`, the vars `vulcan_start`/`vulcan_e
 `vulcan_execution_time`, the ranges of the run-operations) must lie between MIN_TIME
 (1900-01-01) and MAX_TIME (3000-01-01), both included: a date-only end includes its whole
 day, so the last end date is 2999-12-31. The bounds leave room for the interval arithmetic
-(a yearly interval, lookback, the planner's sentinels FAR_PAST/FAR_FUTURE) and catch typos
+(a yearly interval, lookback, the plan's sentinels 1900-01-01 and 9999-12-31) and catch typos
 such as `20255-01-01` or epoch milliseconds given as seconds. Values the adapter wrote itself
-(state log rows, whose removal rows end at FAR_FUTURE) are read with `bounded=False`.
+(state log rows, whose removal rows end at 9999-12-31) are read with `bounded=False`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ __all__ = [
     "format_range",
     "format_ts",
     "is_date_only",
+    "now_utc",
     "parse_end",
     "parse_time",
 ]
@@ -126,6 +127,11 @@ def parse_time(value: object, key: str, *, bounded: bool = True) -> datetime:
     if bounded and not MIN_TIME <= parsed <= MAX_TIME:
         raise _out_of_range(key, value)
     return parsed
+
+
+def now_utc() -> datetime:
+    """Naive UTC now."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
 def is_date_only(value: object) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture, write_file
 
-from tests.functional.util import STATE, model_message, rows, run
+from tests.support.functional import STATE, model_message, rows, run
 
 # id, step, d, a, b, updated_at: b is always a * 100 + 0.5, so a value written into the other
 # column shows. Step 2 updates id 1 (to the day of step 2) and adds ids 4..6.

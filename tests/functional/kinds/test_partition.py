@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture, write_file
 
-from tests.functional.util import model_message, rows, run, table_rows
+from tests.support.functional import model_message, rows, run, table_rows
 
 # Two loads of sales. Load 2 brings fewer rows for key (1, 'a') than load 1 had (all of the
 # key's rows must be replaced), a NULL category and a quote in a key value, and a new key.

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.functional.kinds import scd2_fixtures as fx
-from tests.functional.util import orders_csv, processed_rows, run, table_rows
+from tests.support import scd2_fixtures as fx
+from tests.support.functional import orders_csv, processed_rows, run, table_rows
 
 pytestmark = [
     pytest.mark.adapter_only(reason="Python models run in the SparkSession of the vulcan adapter"),

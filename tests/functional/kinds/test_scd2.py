@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from dbt.tests.util import get_connection, run_dbt_and_capture
 
-from tests.functional.kinds import scd2_fixtures as fx
-from tests.functional.util import model_message, processed_rows, rows, run, table_rows
+from tests.support import scd2_fixtures as fx
+from tests.support.functional import model_message, processed_rows, rows, run, table_rows
 
 EXEC = "vulcan_execution_time"
 BY_TIME = "scd_type_2_by_time"

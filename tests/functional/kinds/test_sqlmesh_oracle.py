@@ -36,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from tests.functional.util import processed_rows, rows, run
+from tests.support.functional import processed_rows, rows, run
 
 ROOT = Path(__file__).resolve().parents[3]
 EXEC = "vulcan_execution_time"

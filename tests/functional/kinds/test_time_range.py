@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture, write_file
 
-from tests.functional.util import (
+from tests.support.functional import (
     days,
     model_message,
     orders_csv,
@@ -346,7 +346,7 @@ class TestTimeRangeLifecycle:
             expected["stage_lookup"] = 1
         if table_format == "delta":
             # REPLACE WHERE matches columns by position: the table's order is read once a run
-            # (strategies/_in_table_order.sql)
+            # (engine/in_table_order.sql)
             expected["describe"] = 1
         if table_format == "iceberg":
             # Iceberg's catalog caches a snapshot per session: the state is refreshed before

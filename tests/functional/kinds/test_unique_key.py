@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.functional.util import (
+from tests.support.functional import (
     days,
     model_message,
     orders_csv,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.functional.util import model_message, rows, run, state_rows, table_rows
+from tests.support.functional import model_message, rows, run, state_rows, table_rows
 
 SHIPMENTS = """shipment_id,load_id,order_id,carrier
 1,1,10,ups

@@ -20,7 +20,7 @@ from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
 from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.vulcan import config_keys
-from tests.functional.util import STATE, model_message, rows, run
+from tests.support.functional import STATE, model_message, rows, run
 
 EXEC = {"vulcan_execution_time": "2025-01-06"}
 TR = "incremental_by_time_range"
@@ -342,7 +342,8 @@ def contents(project: Any, names: list[str]) -> dict[str, list[tuple[Any, ...]]]
 class TestBadConfigCatalogue:
     """In package mode (stock type: spark) keys declared for the adapter only would be left
     out; their config errors are the validator's, whose Jinja equals the Python on this
-    catalogue (tests/unit/test_validate_macros.py). Today every key runs in both modes."""
+    catalogue (tests/unit/macros/config/test_validate_macros.py). Today every key runs in both
+    modes."""
 
     @pytest.fixture(scope="class")
     def cases(self, request: pytest.FixtureRequest) -> tuple[dict[str, Any], dict[str, Any]]:

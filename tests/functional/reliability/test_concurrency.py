@@ -12,17 +12,21 @@ from typing import Any
 
 import pytest
 
-from tests.functional.reliability.helpers import (
+from tests.support.functional import rows, run, state_rows, table_rows
+from tests.support.reliability import (
+    COLUMNS,
+    DAYS,
+    EXEC,
     create_events,
     day,
     dbt_command,
     dbt_env,
+    expected_rows,
+    model,
     random_events,
     replay_checked,
     ts,
 )
-from tests.functional.reliability.test_crash import COLUMNS, DAYS, EXEC, expected_rows, model
-from tests.functional.util import rows, run, state_rows, table_rows
 
 SEED = 4242
 PER_PROCESS = 3

@@ -24,12 +24,19 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.functional.reliability.helpers import (
+from tests.spark_targets import server_side_parameters
+from tests.support.functional import rows, run, state_rows, table_rows
+from tests.support.reliability import (
+    BATCH,
+    COLUMNS,
+    DAYS,
+    EXEC,
     create_events,
-    daily_totals,
     day,
     dbt_command,
     dbt_env,
+    expected_rows,
+    model,
     no_duplicate_rows,
     random_events,
     replay_checked,
@@ -37,8 +44,6 @@ from tests.functional.reliability.helpers import (
     table_exists,
     ts,
 )
-from tests.functional.util import rows, run, state_rows, table_rows
-from tests.spark_targets import server_side_parameters
 
 SEED = 20250101
 # VULCAN_CRASH_TRIALS overrides both (more trials, more kill points per run)
@@ -46,24 +51,6 @@ TRIALS = int(os.environ.get("VULCAN_CRASH_TRIALS", "6"))
 # the embedded trials start a Spark JVM each: fewer, to keep the suite bounded (the trials
 # against the Thrift server run in CI too): a kill at a random point, a kill in a swap
 EMBEDDED_TRIALS = int(os.environ.get("VULCAN_CRASH_TRIALS", "2"))
-DAYS = 8  # 4 batches of 2 days
-BATCH = 2
-EXEC = {"vulcan_execution_time": day(DAYS).isoformat()}
-COLUMNS = "event_date, events, amount"
-
-MODEL = """
-{{{{ config(materialized='incremental_by_time_range', time_column='event_date',
-          start='2025-01-01', batch_size={batch}) }}}}
-select event_date, count(*) as events, sum(amount) as amount
-from {{{{ this.schema }}}}.events
-where event_date between @start_ds and @end_ds
-{extra}group by event_date
-"""
-
-
-def model(batch: int = BATCH, extra: str = "") -> str:
-    return MODEL.format(batch=batch, extra=extra)
-
 
 # the embedded variant: the events inline (the killed process has its own warehouse); the
 # table is partitioned by its time column (the default layout), or not: then each parquet
@@ -84,11 +71,6 @@ def embedded_model(events: list[tuple], batch: int = BATCH, partitioned: bool = 
         f"({i}, timestamp'{t:%Y-%m-%d %H:%M:%S}', date'{d}', {c}, {a})" for i, t, d, c, a in events
     )
     return EMBEDDED_MODEL.format(batch=batch, values=values, partitioned=partitioned)
-
-
-def expected_rows(events: list[tuple], days: int = DAYS) -> list[tuple[Any, ...]]:
-    totals = daily_totals(events)
-    return [(d, *totals[d]) for d in sorted(totals) if d < day(days)]
 
 
 def batches(days: int = DAYS, size: int = BATCH) -> list[list[Any]]:

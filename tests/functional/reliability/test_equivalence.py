@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.functional.reliability.helpers import (
+from tests.support.functional import rows, run, state_rows
+from tests.support.reliability import (
     create_events,
     day,
     merged,
@@ -24,7 +25,6 @@ from tests.functional.reliability.helpers import (
     replay_checked,
     ts,
 )
-from tests.functional.util import rows, run, state_rows
 
 SEED = 777
 DAYS = 14

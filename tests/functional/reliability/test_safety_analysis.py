@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture, write_file
 
-from tests.functional.util import models_state_rows, rows, run, table_rows
+from tests.support.functional import models_state_rows, rows, run, table_rows
 
 EXEC = {"vulcan_execution_time": "2025-01-06"}
 ORDERS = (

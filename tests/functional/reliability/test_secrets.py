@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.functional.reliability.helpers import run_dbt_process
-from tests.functional.util import STATE, rows
+from tests.support.functional import STATE, rows
+from tests.support.reliability import run_dbt_process
 
 PASSWORD = "pw-Vulcan-7f3a9c"
 TOKEN = "dapi-Vulcan-token-51e8"

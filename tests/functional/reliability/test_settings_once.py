@@ -16,7 +16,7 @@ import pytest
 import yaml
 from dbt.tests.util import run_dbt_and_capture, write_file
 
-from tests.functional.util import STATE, models_state_rows, rows
+from tests.support.functional import STATE, models_state_rows, rows
 
 SOURCE = (
     "select * from values (1, date'2025-01-01'), (2, date'2025-01-02'), (3, date'2025-01-03'),"

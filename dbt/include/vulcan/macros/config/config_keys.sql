@@ -28,10 +28,6 @@
 
 {#- The dbt-vulcan kinds (materializations), in one place. -#}
 {% macro vulcan_kinds() %}
-  {{ return(adapter.dispatch('vulcan_kinds', 'dbt_vulcan')()) }}
-{% endmacro %}
-
-{% macro default__vulcan_kinds() %}
   {{ return([
     'incremental_by_time_range', 'incremental_by_unique_key', 'incremental_by_partition',
     'incremental_unmanaged', 'scd_type_2_by_time', 'scd_type_2_by_column',
@@ -41,18 +37,10 @@
 {#- dbt's own keys that are not in the table but are never refused, and that a typo must not
     be mistaken for (the table's `dbt: true` keys are the others). -#}
 {% macro vulcan_dbt_other_keys() %}
-  {{ return(adapter.dispatch('vulcan_dbt_other_keys', 'dbt_vulcan')()) }}
-{% endmacro %}
-
-{% macro default__vulcan_dbt_other_keys() %}
   {{ return(['incremental_strategy', 'full_refresh']) }}
 {% endmacro %}
 
 {% macro vulcan_config_keys() %}
-  {{ return(adapter.dispatch('vulcan_config_keys', 'dbt_vulcan')()) }}
-{% endmacro %}
-
-{% macro default__vulcan_config_keys() %}
   {#- the kinds by name (vulcan_kinds() lists them all; a test keeps the two in step) -#}
   {%- set TR = 'incremental_by_time_range' -%}
   {%- set UK = 'incremental_by_unique_key' -%}

@@ -8,19 +8,16 @@
     Each key's check, allowed values, minimum and default come from the one declaration
     (config_keys.sql: `check`, `allowed`, `min`, `value`, `checked_on`, ...). This file adds
     the order the problems are listed in and the checks between keys (start before end, the
-    schedule, partitions, the SCD type 2 defaults). dbt/adapters/vulcan/config.py
-    (`settings(node, kind).as_dict()`) is its test oracle (tests/unit/test_validate_macros.py):
-    same settings, same message.
+    schedule, partitions, the SCD type 2 defaults). tests/oracle/config.py
+    (`settings(node, kind).as_dict()`) is its test oracle
+    (tests/unit/macros/config/test_validate_macros.py): same settings, same message.
 
     Typo rule (config.py's `closest_key` is the same): an unknown key gets "did you mean" the
     accepted key nearest to it by edit distance (insert, delete or replace a character, or
     swap two adjacent ones), when that distance is at most 1, or at most 2 for a key of 8
     characters or more (dbt's `grants`, on every node, is 2 edits from `grains`); ties go to
     the first in sorted order. -#}
-
-{% macro vulcan_settings(node, kind=none) %}{{ return(adapter.dispatch('vulcan_settings', 'dbt_vulcan')(node, kind)) }}{% endmacro %}
-
-{% macro default__vulcan_settings(node, kind) %}
+{% macro vulcan_settings(node, kind=none) %}
   {%- set result = dbt_vulcan._vulcan_cfg_run(node, kind) -%}
   {%- if result.message -%}
     {{ exceptions.raise_compiler_error(result.message) }}
@@ -29,9 +26,7 @@
 {% endmacro %}
 
 {#- The problems vulcan_settings would raise, one string each ([] if none). -#}
-{% macro vulcan_settings_errors(node, kind=none) %}{{ return(adapter.dispatch('vulcan_settings_errors', 'dbt_vulcan')(node, kind)) }}{% endmacro %}
-
-{% macro default__vulcan_settings_errors(node, kind) %}
+{% macro vulcan_settings_errors(node, kind=none) %}
   {{ return(dbt_vulcan._vulcan_cfg_run(node, kind).errors) }}
 {% endmacro %}
 
@@ -148,7 +143,7 @@
   {%- set rows = table.rows -%}
   {%- set errors = [] -%}
   {#- every setting starts at its default -#}
-  {#- grains_audit as given: the audits' parser (utils/audit_parse.sql) checks it with the audits -#}
+  {#- grains_audit as given: the audits' parser (audits/audit_parse.sql) checks it with the audits -#}
   {%- set s = {'model': model, 'kind': kind, 'time_format': none, 'partition_cols': [], 'grains_audit': config.get('grains_audit')} -%}
   {%- for row in rows.values() if 'value' in row -%}
     {%- set value = row.get('value_by_adapter', {}).get(adapter.type(), row.value) -%}
@@ -436,7 +431,7 @@
   {{ return(none) }}
 {% endmacro %}
 
-{#- {cron, interval_unit, week_start, error} as intervals.py's Schedule.build: no cron, the
+{#- {cron, interval_unit, week_start, error} as tests/oracle/schedule.py's Schedule.build: no cron, the
     unit's default cron (day if no unit either); else the unit is the cron's, or an explicit
     one no coarser than the cron's (unless allow_partials); a weekly schedule starts on the
     day all of its cron's first ticks share (monday if they do not). Weekdays: 0 = monday. -#}

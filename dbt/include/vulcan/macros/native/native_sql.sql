@@ -17,10 +17,6 @@
     cfg, plan} (times 'YYYY-MM-DD HH:MM:SS[.ffffff]'; source: vars, all_time, plan or
     first_interval; cfg and plan only for a model). -#}
 {% macro vulcan_native_range(node) %}
-  {{ return(adapter.dispatch('vulcan_native_range', 'dbt_vulcan')(node)) }}
-{% endmacro %}
-
-{% macro default__vulcan_native_range(node) %}
   {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
   {%- if node.resource_type == 'unit_test' -%}
     {%- set overrides = ((node.get('overrides') or {}).get('vars') or {}) -%}
@@ -54,10 +50,6 @@
     the output filter; under `dbt show`, a dbt-vulcan SQL model's first batch exactly as the run
     renders it (tokens and output filter); anything else unchanged (a run renders its own). -#}
 {% macro vulcan_native_sql(sql) %}
-  {{ return(adapter.dispatch('vulcan_native_sql', 'dbt_vulcan')(sql)) }}
-{% endmacro %}
-
-{% macro default__vulcan_native_sql(sql) %}
   {%- if not execute or model is not defined or model is none or sql is none -%}
     {{ return(sql) }}
   {%- endif -%}

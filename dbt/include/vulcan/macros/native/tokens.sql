@@ -1,15 +1,11 @@
 {#- The Jinja form of the time tokens: `{{ dbt_vulcan.start_ds() }}` is `@start_ds` in a run
     (the run renders it per batch, as the token) and the value of the range dbt's own commands
     use (vulcan_native_range) under `dbt compile`, `dbt show` and in unit tests, so the
-    compiled SQL runs as it is. Same names and values as the `@` tokens (utils/time_tokens.sql). -#}
+    compiled SQL runs as it is. Same names and values as the `@` tokens (time_tokens/time_tokens.sql). -#}
 
 {#- The SQL of token `name` for the current model: its placeholder `@name` while parsing and in
     a run, its value under compile, show and unit tests (the range is planned once a model). -#}
 {% macro vulcan_token(name) %}
-  {{ return(adapter.dispatch('vulcan_token', 'dbt_vulcan')(name)) }}
-{% endmacro %}
-
-{% macro default__vulcan_token(name) %}
   {%- set known = dbt_vulcan.vulcan_time_tokens('1970-01-01', '1970-01-02', '1970-01-01') -%}
   {%- if name not in known -%}
     {{ exceptions.raise_compiler_error('dbt_vulcan.vulcan_token: ' ~ dbt_vulcan._vulcan_cfg_repr(name) ~ ' is not a time token; the tokens are: ' ~ known.keys() | sort | join(', ')) }}

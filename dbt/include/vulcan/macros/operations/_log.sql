@@ -5,8 +5,8 @@
     time zone plays no part); a range is [start, end) as a two-item list. Replay order is
     (recorded_at, seq), then processed before removed and the bounds as a deterministic
     tie-break: a processed row adds its range, a removed row
-    subtracts it. dbt/adapters/vulcan/state.py (replay, compact) and state_cache.py
-    (RelationState) are the test oracle (tests/unit/test_operation_macros.py). -#}
+    subtracts it. tests/oracle/state.py (replay, compact, RelationState)
+    is the test oracle (tests/unit/macros/operations/test_operation_macros.py). -#}
 
 {#- {relation key: [row, ...] in replay order} for the relations in `keys` (every relation
     when `keys` is none). A row: {relation, model_id, start, end, row_type, fingerprint,
@@ -81,19 +81,22 @@
     {#- only a row that may carry a flag is parsed (most rows: a processed batch's details) -#}
     {%- set flags = dbt_vulcan._vulcan_op_details(row) if 'restate' in row.details or 'reset' in row.details else {} -%}
     {%- if row.row_type == 'processed' -%}
-      {%- do st.update({'processed': dbt_vulcan._vulcan_op_add(st.processed, row.start, row.end), 'latest': row}) -%}
+      {#- a processed range is no longer pending a restatement; a later removal that is not a
+          restatement (a re-processed batch's marker, a rebuild's reset) does not restate it -#}
+      {%- do st.update({'processed': dbt_vulcan._vulcan_op_add(st.processed, row.start, row.end), 'latest': row,
+                        'restated': dbt_vulcan._vulcan_op_cut(st.restated, row.start, row.end)}) -%}
     {%- elif row.row_type == 'removed' -%}
       {%- do st.update({'processed': dbt_vulcan._vulcan_op_cut(st.processed, row.start, row.end)}) -%}
     {%- endif -%}
     {%- if row.row_type != 'processed' and flags.get('restate') -%}
-      {%- do st.restated.append([row.start, row.end]) -%}
-      {%- do st.update({'pending_full': st.pending_full or (true if flags.get('full') else false)}) -%}
+      {%- do st.update({'restated': dbt_vulcan._vulcan_op_add(st.restated, row.start, row.end),
+                        'pending_full': st.pending_full or (true if flags.get('full') else false)}) -%}
     {%- endif -%}
     {%- if flags.get('reset') -%}{%- do st.update({'pending_full': false}) -%}{%- endif -%}
   {%- endfor -%}
   {{ return({
     'processed': st.processed,
-    'pending_restatements': dbt_vulcan._vulcan_op_subtract(dbt_vulcan._vulcan_op_merge(st.restated), st.processed),
+    'pending_restatements': st.restated,
     'pending_full': st.pending_full,
     'latest': st.latest,
   }) }}
@@ -133,7 +136,7 @@
   {{ return(out) }}
 {% endmacro %}
 
-{#- The VALUES list of an INSERT of `rows` into the state table (state_cache.values_sql). -#}
+{#- The VALUES list of an INSERT of `rows` into the state table (tests/oracle/state.py's values_sql). -#}
 {% macro _vulcan_op_values_sql(rows) %}
   {%- set s = dbt_vulcan.vulcan_sql_string -%}
   {%- set fmt = dbt_vulcan._vulcan_format_ts -%}

@@ -33,7 +33,7 @@
   {{ return(reports) }}
 {% endmacro %}
 
-{#- The model's expected intervals not fully processed, merged (intervals.plan_intervals'
+{#- The model's expected intervals not fully processed, merged (the oracle's planning.plan_intervals'
     `missing`), without enumerating intervals: the expected intervals span one range from the
     model's start to min(end, what is due) (_vulcan_plan_bounds); every gap of `processed`
     inside it is widened to the intervals it touches. `rebuild`: the table is (re)built, so

@@ -3,10 +3,6 @@
     The log is read once and compacted here (_vulcan_op_compact); run it when no dbt run is
     writing state. -#}
 {% macro vulcan_compact() %}
-  {{ return(adapter.dispatch('vulcan_compact', 'dbt_vulcan')()) }}
-{% endmacro %}
-
-{% macro default__vulcan_compact() %}
   {% do dbt_vulcan.vulcan_create_state_table() %}
   {%- set state = dbt_vulcan.vulcan_state_relation() -%}
   {%- set file_format = dbt_vulcan.vulcan_state_file_format() -%}

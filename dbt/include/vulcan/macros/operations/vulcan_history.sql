@@ -1,10 +1,6 @@
 {#- dbt run-operation vulcan_history --args '{select: ..., limit: 10}': recent runs per model
     (the log's rows grouped by dbt invocation, latest first). One read of the state log. -#}
 {% macro vulcan_history(select=none, limit=10) %}
-  {{ return(adapter.dispatch('vulcan_history', 'dbt_vulcan')(select, limit)) }}
-{% endmacro %}
-
-{% macro default__vulcan_history(select, limit) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set count = dbt_vulcan._vulcan_op_limit(limit) -%}
   {%- set keys = [] -%}

@@ -4,10 +4,6 @@
     The batches come from vulcan_model_plan, the planner the materializations run, so the
     prediction is what the next run executes. -#}
 {% macro vulcan_plan(select=none, start=none, end=none, execution_time=none) %}
-  {{ return(adapter.dispatch('vulcan_plan', 'dbt_vulcan')(select, start, end, execution_time)) }}
-{% endmacro %}
-
-{% macro default__vulcan_plan(select, start, end, execution_time) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set run = dbt_vulcan.vulcan_run_vars(none, {'vulcan_start': start, 'vulcan_end': end, 'vulcan_execution_time': execution_time}) -%}
   {%- set keys = [] -%}

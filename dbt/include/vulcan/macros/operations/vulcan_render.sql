@@ -3,10 +3,6 @@
     substituted and the automatic output filter applied, from the model's compiled SQL
     (vulcan_compiled_code: the model's code rendered here, as dbt compile renders it). -#}
 {% macro vulcan_render(select=none, start=none, end=none, execution_time=none) %}
-  {{ return(adapter.dispatch('vulcan_render', 'dbt_vulcan')(select, start, end, execution_time)) }}
-{% endmacro %}
-
-{% macro default__vulcan_render(select, start, end, execution_time) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set run = dbt_vulcan.vulcan_run_vars(none, {'vulcan_start': start, 'vulcan_end': end, 'vulcan_execution_time': execution_time}) -%}
   {%- for node in found.nodes -%}
@@ -36,10 +32,6 @@
     same; `this` is the model's relation; a ref to an ephemeral model is refused by dbt).
     Where dbt offers no `render`, an error asks for `dbt compile`. -#}
 {% macro vulcan_compiled_code(node) %}
-  {{ return(adapter.dispatch('vulcan_compiled_code', 'dbt_vulcan')(node)) }}
-{% endmacro %}
-
-{% macro default__vulcan_compiled_code(node) %}
   {%- if node.compiled_code -%}
     {{ return(node.compiled_code) }}
   {%- endif -%}

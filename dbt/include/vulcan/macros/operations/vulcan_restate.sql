@@ -4,10 +4,6 @@
     by the next run; models with disable_restatement: true are refused. Every refusal is raised
     before anything is recorded. -#}
 {% macro vulcan_restate(select=none, start=none, end=none) %}
-  {{ return(adapter.dispatch('vulcan_restate', 'dbt_vulcan')(select, start, end)) }}
-{% endmacro %}
-
-{% macro default__vulcan_restate(select, start, end) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set planned = dbt_vulcan._vulcan_op_restatements(found.nodes, start, end) -%}
   {%- set values = [] -%}

@@ -2,10 +2,6 @@
     Per model: processed coverage and its gaps (within since .. until), missing intervals and
     the latest run. One read of the state log. -#}
 {% macro vulcan_status(select=none, since=none, until=none) %}
-  {{ return(adapter.dispatch('vulcan_status', 'dbt_vulcan')(select, since, until)) }}
-{% endmacro %}
-
-{% macro default__vulcan_status(select, since, until) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set run = dbt_vulcan.vulcan_run_vars(none, {}) -%}
   {%- set window = {'since': none, 'until': none} -%}

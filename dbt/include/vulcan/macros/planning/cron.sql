@@ -1,6 +1,6 @@
 {#- Cron for vulcan, in Jinja: one documented subset for the adapter and the plain package.
-    dbt's Jinja cannot import croniter; croniter (through dbt/adapters/vulcan/intervals.py) is the
-    test oracle of these macros (tests/unit/test_cron_macros.py).
+    dbt's Jinja cannot import croniter; croniter (through tests/oracle/schedule.py) is the
+    test oracle of these macros (tests/unit/macros/planning/test_cron_macros.py).
 
     The subset (anything else is an error):
     - an alias: @hourly @daily @midnight @weekly @monthly @yearly @annually (any case);
@@ -23,9 +23,7 @@
 
 {#- The cron as a dict {normalized, minutes, hours, days, months, weekdays, dom_restricted,
     dow_restricted} (sorted int lists; Sunday is 0), or a compiler error. -#}
-{% macro vulcan_cron_parse(expr) %}{{ return(adapter.dispatch('vulcan_cron_parse', 'dbt_vulcan')(expr)) }}{% endmacro %}
-
-{% macro default__vulcan_cron_parse(expr) %}
+{% macro vulcan_cron_parse(expr) %}
   {%- set read = dbt_vulcan._vulcan_cron_read(expr) -%}
   {%- if read.reason -%}
     {{ exceptions.raise_compiler_error(dbt_vulcan._vulcan_cron_message(read.value, read.reason)) }}
@@ -35,9 +33,7 @@
 
 {#- Every problem that makes `expr` unusable as a vulcan cron, one message each ([] if none):
     syntax (each bad field), never firing, firing more often than every 5 minutes. -#}
-{% macro vulcan_cron_errors(expr) %}{{ return(adapter.dispatch('vulcan_cron_errors', 'dbt_vulcan')(expr)) }}{% endmacro %}
-
-{% macro default__vulcan_cron_errors(expr) %}
+{% macro vulcan_cron_errors(expr) %}
   {%- set read = dbt_vulcan._vulcan_cron_read(expr) -%}
   {%- if read.details -%}
     {%- set out = [] -%}
@@ -54,9 +50,7 @@
 
 {#- The latest fire time <= execution_time (a tick exactly at it counts), as
     'YYYY-MM-DD HH:MM:SS'. `cron` is an expression or the dict vulcan_cron_parse returns. -#}
-{% macro vulcan_cron_last_tick(cron, execution_time) %}{{ return(adapter.dispatch('vulcan_cron_last_tick', 'dbt_vulcan')(cron, execution_time)) }}{% endmacro %}
-
-{% macro default__vulcan_cron_last_tick(cron, execution_time) %}
+{% macro vulcan_cron_last_tick(cron, execution_time) %}
   {%- set c = cron if cron is mapping else dbt_vulcan.vulcan_cron_parse(cron) -%}
   {%- set now = dbt_vulcan._vulcan_cron_time(execution_time) -%}
   {%- set both = c.dom_restricted and c.dow_restricted -%}
@@ -103,9 +97,7 @@
 {#- The interval unit the cron implies, as Schedule.build(cron, None) derives it: the largest
     unit whose nominal length fits the smallest gap between its first 60 ticks after
     2020-01-01 00:00; an error if it fires more often than every 5 minutes. -#}
-{% macro vulcan_cron_interval_unit(cron) %}{{ return(adapter.dispatch('vulcan_cron_interval_unit', 'dbt_vulcan')(cron)) }}{% endmacro %}
-
-{% macro default__vulcan_cron_interval_unit(cron) %}
+{% macro vulcan_cron_interval_unit(cron) %}
   {%- set c = cron if cron is mapping else dbt_vulcan.vulcan_cron_parse(cron) -%}
   {%- set unit = dbt_vulcan._vulcan_cron_unit(c) -%}
   {%- if unit.reason -%}
@@ -128,7 +120,7 @@
   }) }}
 {% endmacro %}
 
-{#- The message of intervals.py's _bad_cron: "cron: '<expr>' <reason>; expected ..." -#}
+{#- The message of tests/oracle/schedule.py's _bad_cron: "cron: '<expr>' <reason>; expected ..." -#}
 {% macro _vulcan_cron_message(value, reason) %}
   {{ return('cron: %r %s; expected a 5-field cron expression (minute hour day-of-month month day-of-week) or one of: %s'
     | format(value, reason, dbt_vulcan._vulcan_cron_aliases().keys() | join(', '))) }}
@@ -299,7 +291,7 @@
 {% endmacro %}
 
 {#- {unit, reason, weekdays}: the unit from the smallest gap between the first 60 ticks after
-    2020-01-01 00:00 (intervals.py's _CRON_REFERENCE and _CRON_SAMPLES), walking months
+    2020-01-01 00:00 (tests/oracle/schedule.py's _CRON_REFERENCE and _CRON_SAMPLES), walking months
     and days forward; ticks are counted in minutes. `weekdays`: the days of the week of those
     ticks (sorted, Sunday is 0), from which a weekly schedule takes its week start. -#}
 {% macro _vulcan_cron_unit(c) %}

@@ -19,11 +19,8 @@
     `start` is planned by range arithmetic (plan_intervals.sql); without `start` the run is one
     batch over all time up to the execution time, nothing recorded. The replay gives the latest
     processed row (its fingerprint, details) and a pending full restatement. The Python planner
-    (dbt/adapters/vulcan/planner.py, plan_model) is the test oracle. -#}
-
-{% macro vulcan_model_plan(cfg, relation, rebuild, node=none, run=none, state=none) %}{{ return(adapter.dispatch('vulcan_model_plan', 'dbt_vulcan')(cfg, relation, rebuild, node, run, state)) }}{% endmacro %}
-
-{% macro default__vulcan_model_plan(cfg, relation, rebuild, node, run, state=none) %}
+    (tests/oracle/planning.py, plan_model) is the test oracle. -#}
+{% macro vulcan_model_plan(cfg, relation, rebuild, node=none, run=none, state=none) %}
   {%- set node = node if node is not none else model -%}
   {%- set run = run if run is not none else dbt_vulcan.vulcan_run_vars(cfg.model) -%}
   {%- set geometry = dbt_vulcan._vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
@@ -101,7 +98,7 @@
 
 {#- A hash of what decides a model's rows: its code, the config keys that shape its output and
     an enforced contract's columns and types (`contract`: vulcan_contract_signature; none
-    leaves the hash of a model without a contract as it was). planner.fingerprint is the same. -#}
+    leaves the hash of a model without a contract as it was). tests/oracle/planning.py's fingerprint is the same. -#}
 {% macro vulcan_fingerprint(raw_code, cfg, contract=none) %}
   {%- set shaping = {} -%}
   {%- for name in ['kind', 'time_column', 'time_format', 'time_data_type', 'unique_key', 'when_matched', 'merge_filter'] -%}

@@ -7,7 +7,7 @@
                 dirty}] in order. dirty: the batch overlaps a range the log ever recorded as
                 processed (it may still hold rows, even if removed since); never on a rebuild
       rebuild   p.rebuild, or the log holds a full-history restatement with no reset marker
-                after it: the run rebuilds (as planner.plan_model)
+                after it: the run rebuilds (as the oracle's planning.plan_model)
       summary   _vulcan_op_summary of the rows: the replayed processed ranges, the latest
                 processed row (its fingerprint and details), pending restatements
 
@@ -26,20 +26,15 @@
                      expected intervals inside it, processed or not (ignored on a rebuild)
       rebuild        ignore the log: all history is due
 
-    The semantics are the Python engine's (intervals.plan_intervals over state.replay,
-    planner.plan_model), which is the test oracle (tests/unit/test_planner_macros.py, random
+    The semantics are the oracle's (tests/oracle: planning.plan_intervals over state.replay,
+    planning.plan_model), which it is tested against (tests/unit/macros/planning/test_planner_macros.py, random
     configs and logs). Nothing enumerates intervals: the work grows with the log's rows and the
     processed set's fragments (one range for a model that runs in order) and with the batches
     planned, never with the number of intervals. Interval k (relative to the model's first)
     starts at _vulcan_plan_start_of(first + k); the processed ranges' gaps inside the expected
     span become runs of interval indexes [i, j], `lookback` more before each, overlapping or
     adjacent runs merged; then each run is cut into batches of at most batch_size. -#}
-
 {% macro vulcan_plan_intervals(rows, p) %}
-  {{ return(adapter.dispatch('vulcan_plan_intervals', 'dbt_vulcan')(rows, p)) }}
-{% endmacro %}
-
-{% macro default__vulcan_plan_intervals(rows, p) %}
   {%- set b = dbt_vulcan._vulcan_plan_bounds(p) -%}
   {%- set lookback = dbt_vulcan._vulcan_plan_int(p.get('lookback', 0), 'lookback', 0) -%}
   {%- set batch_size = none if p.get('batch_size') is none else dbt_vulcan._vulcan_plan_int(p.get('batch_size'), 'batch_size', 1) -%}

@@ -1,12 +1,7 @@
 {#- Appends rows to the log (never UPDATE or DELETE), in one statement that is safe while dbt
     threads and other dbt processes append too, in both modes. `values_sql` comes from
     vulcan_state_values (plan.sql): every value is escaped there. -#}
-
 {% macro vulcan_record_intervals(values_sql) %}
-  {{ return(adapter.dispatch('vulcan_record_intervals', 'dbt_vulcan')(values_sql)) }}
-{% endmacro %}
-
-{% macro default__vulcan_record_intervals(values_sql) %}
   {%- if values_sql -%}
     {% call statement('vulcan_record_intervals') -%}
       {{ dbt_vulcan.vulcan_state_insert_sql(values_sql) }}

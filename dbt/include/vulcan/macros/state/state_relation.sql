@@ -1,11 +1,6 @@
 {#- The append-only interval log: one table per dbt target, default `vulcan_state.vulcan_intervals`.
     Schema: profile field `state_schema`, or `--vars '{vulcan_state_schema: ...}'`. -#}
-
 {% macro vulcan_state_relation() %}
-  {{ return(adapter.dispatch('vulcan_state_relation', 'dbt_vulcan')()) }}
-{% endmacro %}
-
-{% macro default__vulcan_state_relation() %}
   {%- set schema = var('vulcan_state_schema', target.state_schema or 'vulcan_state') -%}
   {#- a name, never SQL: the value is pasted into every state statement -#}
   {%- if not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', schema | string) -%}

@@ -1,0 +1,114 @@
+{#- The start of every materializing kind: the relation's log rows and the validated config
+    (config/settings_once.sql: every problem at once, before anything is written), the target,
+    the existing relation, and whether the run rebuilds the table (none yet, a --full-refresh
+    the model allows, or a view in its place). A swap that a killed run left half done is
+    replayed first (engine/stage.sql; it records nothing, so the rows read before stay true). -#}
+{% macro vulcan_begin(kind) %}
+  {%- set state = dbt_vulcan.vulcan_model_state(model, kind, this) -%}
+  {%- set cfg = state.cfg -%}
+  {% do dbt_vulcan.vulcan_check_extras(cfg) %}
+  {%- set existing_relation = load_cached_relation(this) -%}
+  {%- set full_refresh = dbt_vulcan.vulcan_full_refresh(cfg, should_full_refresh() and existing_relation is not none) -%}
+  {%- if existing_relation is not none and existing_relation.type == 'table' -%}
+    {% do dbt_vulcan.vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg) %}
+  {%- endif -%}
+  {%- set rebuild = existing_relation is none or full_refresh or existing_relation.type != 'table' -%}
+  {#- everything checked: a long log is folded (state/fold.sql). The plan is made from the rows
+      read, which replay as the folded ones do; the folded log may have lost the row that
+      recorded the settings, so this run records them -#}
+  {%- if dbt_vulcan.vulcan_fold_state(state.key, state.rows, cfg.model, rebuild) and state.record is none -%}
+    {%- do state.update({'record': {'settings': toyaml(cfg), 'cron': state.cron}}) -%}
+  {%- endif -%}
+  {{ return({
+    'cfg': cfg,
+    'state': state,
+    'target_relation': this.incorporate(type='table'),
+    'existing_relation': existing_relation,
+    'rebuild': rebuild,
+  }) }}
+{% endmacro %}
+
+{#- Whether a --full-refresh rebuilds the model. A model that keeps its history
+    (forward_only, disable_restatement: SCD type 2 by default) follows dbt's convention for
+    `full_refresh: false`: a --full-refresh of the whole project (nightly or CI jobs) runs it
+    incrementally, and one line says why. It fails only when the model's own config asks for
+    both (`full_refresh: true`). -#}
+{% macro vulcan_full_refresh(cfg, requested) %}
+  {%- if not requested -%}{{ return(false) }}{%- endif -%}
+  {%- set reasons = [] -%}
+  {%- if cfg.forward_only -%}{%- do reasons.append('forward_only: true') -%}{%- endif -%}
+  {%- if cfg.disable_restatement -%}{%- do reasons.append('disable_restatement: true') -%}{%- endif -%}
+  {%- if not reasons -%}{{ return(true) }}{%- endif -%}
+  {%- set why = reasons | join(' and ') -%}
+  {%- if config.get('full_refresh') is not none -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' sets full_refresh: true but has " ~ why ~ ": a full refresh would erase the history it keeps. Remove one of the two (to reset the history on purpose, set " ~ reasons[0].split(':')[0] ~ ': false).') }}
+  {%- endif -%}
+  {{ log("Model '" ~ cfg.model ~ "': --full-refresh skipped (" ~ why ~ ": its history is kept); it runs incrementally. Set " ~ reasons[0].split(':')[0] ~ ': false to allow a reset.', info=True) }}
+  {{ return(false) }}
+{% endmacro %}
+
+{#- What the plain package (stock dbt-spark / dbt-databricks) cannot run, refused with one clear
+    error before anything is touched: Python models of dbt-vulcan's kinds (they run in the
+    adapter's embedded SparkSession). Both modes check the model's audits and grains here
+    (audits/audit_parse.sql): every problem at once, before anything is written. -#}
+{% macro vulcan_check_extras(cfg) %}{{ return(adapter.dispatch('vulcan_check_extras', 'dbt_vulcan')(cfg)) }}{% endmacro %}
+
+{% macro default__vulcan_check_extras(cfg) %}
+  {%- if model.language == 'python' -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': Python models need the `vulcan` adapter (type: vulcan) in this release; the dbt_vulcan package on type: " ~ adapter.type() ~ " runs every kind as SQL (see README, \"Install as a dbt package\"). Nothing was run.") }}
+  {%- endif -%}
+  {% do dbt_vulcan._vulcan_check_audits(cfg) %}
+{% endmacro %}
+
+{% macro vulcan__vulcan_check_extras(cfg) %}
+  {% do dbt_vulcan._vulcan_check_audits(cfg) %}
+{% endmacro %}
+
+{#- The layout a run writes into, recorded with every processed row (run_batches) and compared
+    with the config on the next run: {file_format, partitioned_by} (lowercase). -#}
+{% macro vulcan_layout(cfg) %}
+  {{ return({'file_format': cfg.file_format, 'partitioned_by': (cfg.partition_cols or []) | map('lower') | list}) }}
+{% endmacro %}
+
+{#- An existing table is only ever written in the layout this kind created it with, so no write
+    strategy can replace the wrong rows (a parquet INSERT OVERWRITE of an unpartitioned table
+    replaces all of it) or keep rows a clean build would not have:
+    - a table the state log knows nothing of (built by another materialization, e.g. a model
+      converted from `table`, or its state reset) is rebuilt as this kind's own on this run,
+      with one line saying so; a model that keeps history (forward_only, disable_restatement:
+      SCD type 2 by default) stops instead, unless the table holds no history (it is empty,
+      e.g. a first run killed after creating it, or an SCD type 2 table lacks its valid_to
+      column);
+    - a table whose recorded layout (file format, partition columns) differs from what the
+      config now asks stops before anything is written: --full-refresh rebuilds it.
+    Returns the run's plan (planned again as a rebuild when the table is adopted). -#}
+{% macro vulcan_adopt_existing(cfg, begin, plan, run=none) %}
+  {%- set existing = begin.existing_relation -%}
+  {%- if plan.rebuild or existing is none -%}{{ return(plan) }}{%- endif -%}
+  {%- set relation = begin.target_relation -%}
+  {%- set where = "Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ "): the existing table " ~ relation -%}
+  {%- if plan.has_state -%}
+    {%- set recorded = plan.layout -%}
+    {%- set wanted = dbt_vulcan.vulcan_layout(cfg) -%}
+    {%- if recorded is mapping and recorded and (recorded.get('file_format') != wanted.file_format or recorded.get('partitioned_by') != wanted.partitioned_by) -%}
+      {%- set shown = recorded.get('file_format') ~ ', partitioned by (' ~ (recorded.get('partitioned_by') or []) | join(', ') ~ ')' -%}
+      {{ exceptions.raise_compiler_error(where ~ " is " ~ shown ~ ", but its config now asks for " ~ wanted.file_format ~ ", partitioned by (" ~ wanted.partitioned_by | join(', ') ~ "): writing into it in the new layout could replace or keep the wrong rows. Nothing was written. Rebuild it with --full-refresh (recomputes the whole table), or restore file_format / partitioned_by.") }}
+    {%- endif -%}
+    {{ return(plan) }}
+  {%- endif -%}
+  {%- set keeps_history = cfg.forward_only or cfg.disable_restatement -%}
+  {%- if keeps_history and cfg.kind in ('scd_type_2_by_time', 'scd_type_2_by_column') -%}
+    {%- set names = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
+    {%- set keeps_history = (cfg.valid_to_name | lower) in names -%}
+  {%- endif -%}
+  {#- an empty table holds nothing to keep (e.g. a first run killed after creating it) -#}
+  {%- if keeps_history and run_query('select 1 from ' ~ relation ~ ' limit 1').rows | length == 0 -%}
+    {%- set keeps_history = false -%}
+  {%- endif -%}
+  {%- if keeps_history -%}
+    {%- set key = 'forward_only' if cfg.forward_only else 'disable_restatement' -%}
+    {{ exceptions.raise_compiler_error(where ~ " has no dbt-vulcan state (it was built by another materialization, or its state was reset), and " ~ key ~ " is true, so it is not rebuilt: its rows may be history a rebuild cannot recompute. Nothing was written. To build it as " ~ cfg.kind ~ ", drop the table, or run once with --full-refresh and " ~ key ~ ": false.") }}
+  {%- endif -%}
+  {{ log("Model '" ~ cfg.model ~ "': " ~ relation ~ " exists but has no dbt-vulcan state (built by another materialization, or its state was reset); rebuilding it as " ~ cfg.kind ~ ".", info=True) }}
+  {{ return(dbt_vulcan.vulcan_model_plan(cfg, relation, true, model, run, begin.state)) }}
+{% endmacro %}

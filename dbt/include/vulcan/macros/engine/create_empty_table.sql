@@ -1,0 +1,39 @@
+{#- Creates (or, for delta/iceberg, atomically replaces) `relation` with the columns of `sql`
+    and no rows: the batches then fill it. Creating empty and inserting is faster than a
+    partitioned CREATE TABLE AS SELECT, which registers every partition in an extra job. -#}
+
+{% macro vulcan_create_empty_table(relation, sql, cfg, replace=false) %}
+  {{ return(adapter.dispatch('vulcan_create_empty_table', 'dbt_vulcan')(relation, sql, cfg, replace)) }}
+{% endmacro %}
+
+{% macro default__vulcan_create_empty_table(relation, sql, cfg, replace=false) %}
+  {%- set options = config.get('options') or {} -%}
+  {%- if cfg.file_format == 'parquet' and ((cfg.time_column and cfg.time_column in cfg.partition_cols)
+                                           or (cfg.kind == 'incremental_by_unique_key' and cfg.partition_cols)
+                                           or cfg.kind == 'incremental_by_partition') -%}
+    {#- per-table setting: INSERT OVERWRITE replaces only the partitions it writes, with no
+        session-wide `spark.sql.sources.partitionOverwriteMode` that would leak to other models -#}
+    {%- set options = dict(options, partitionOverwriteMode='dynamic') -%}
+  {%- endif -%}
+  {% call statement('vulcan_create_table') -%}
+    {% if replace and cfg.file_format in ('delta', 'iceberg') %}create or replace table{% else %}create table{% endif %} {{ relation }}
+    using {{ cfg.file_format }}
+    {%- if options %}
+    options (
+      {%- for key, value in options.items() %}
+      '{{ key }}' = '{{ value }}'{% if not loop.last %},{% endif %}
+      {%- endfor %}
+    )
+    {%- endif %}
+    {%- if cfg.partition_cols %}
+    partitioned by ({{ cfg.partition_cols | join(', ') }})
+    {%- endif %}
+    {{ clustered_cols(label="clustered by") }}
+    {{ dbt_vulcan.vulcan_location_clause() }}
+    {{ comment_clause() }}
+    {{ tblproperties_clause() }}
+    as select * from (
+      {{ sql }}
+    ) as vulcan_schema where 1 = 0
+  {%- endcall %}
+{% endmacro %}

@@ -1,0 +1,55 @@
+{#- What `DESCRIBE TABLE EXTENDED` says about a table: {columns, partition_cols (as written),
+    provider (lowercased, or none), dynamic_overwrite (the table option
+    partitionOverwriteMode=dynamic), scoped (partitioned with dynamic overwrite: a rewrite
+    replaces only the partitions it writes)}. Read by incremental_by_partition's layout check
+    and the unique key's parquet upsert; tests/oracle/unique_key.py's TableLayout.from_describe is the oracle. -#}
+{% macro vulcan_table_layout(rows) %}
+  {%- set ns = namespace(section='columns', provider=none, dynamic=false) -%}
+  {%- set columns = [] -%}
+  {%- set partitions = [] -%}
+  {%- for row in rows -%}
+    {%- set name = (row[0] or '') | string | trim -%}
+    {%- set value = ((row[1] or '') | string) if row | length > 1 else '' -%}
+    {%- if name == 'Storage Properties' and 'partitionoverwritemode=dynamic' in (value | lower | replace(' ', '')) -%}
+      {%- set ns.dynamic = true -%}
+    {%- endif -%}
+    {%- if ns.section == 'other' and name == 'Provider' -%}
+      {%- set ns.provider = value | trim | lower -%}
+    {%- endif -%}
+    {%- if name == '# Partition Information' -%}
+      {%- set ns.section = 'partitions' -%}
+    {%- elif name.startswith('# col_name') -%}
+    {%- elif not name or name.startswith('#') -%}
+      {%- set ns.section = 'other' -%}
+    {%- elif ns.section == 'columns' -%}
+      {%- do columns.append(name) -%}
+    {%- elif ns.section == 'partitions' -%}
+      {%- do partitions.append(name) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return({
+    'columns': columns, 'partition_cols': partitions, 'provider': ns.provider,
+    'dynamic_overwrite': ns.dynamic, 'scoped': (partitions | length > 0) and ns.dynamic,
+  }) }}
+{% endmacro %}
+
+{#- A query's columns (dbt Column objects) with Spark's type names (`date`, `decimal(10,2)`),
+    for every connection. In the embedded session dbt's own schema read gives them (and the
+    `vulcan` adapter only analyses the query: no statement). Over thrift, http and odbc the
+    cursor describes a result's columns with type codes only (`DATE_TYPE`, `DECIMAL_TYPE`), so
+    Spark describes the query instead (`DESCRIBE QUERY`: analysed, no data read). -#}
+{% macro vulcan_query_columns(sql) %}
+  {%- if target.method == 'session' -%}
+    {#- dbt's default empty subquery: the dispatched one binds a time-range model's tokens for
+        dbt's own commands (native/native_sql.sql), which the kinds have already rendered -#}
+    {{ return(adapter.get_column_schema_from_query(dbt.default__get_empty_subquery_sql(sql, none))) }}
+  {%- endif -%}
+  {%- set columns = [] -%}
+  {%- for row in run_query('describe query ' ~ sql) -%}
+    {%- set name = (row[0] or '') | string | trim -%}
+    {%- if name and not name.startswith('#') -%}
+      {%- do columns.append(api.Column.create(name, row[1] | string | trim)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(columns) }}
+{% endmacro %}

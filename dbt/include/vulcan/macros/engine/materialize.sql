@@ -1,0 +1,78 @@
+{#- The life of a model run, written once for every kind. A kind's materialization
+    (kinds/<kind>/) calls `vulcan_materialize(kind, steps)`; `steps` holds what differs:
+
+      strategy         the write strategy's kind: `vulcan_<strategy>_<file_format>` writes each
+                       batch (engine/strategy.sql finds it)
+      action           the word of the per-batch progress line ('insert', 'upsert', ...)
+      validate(cfg)    optional: the kind's own config checks that need no query, before the
+                       pre-hooks (bad input raises before anything is touched)
+      run_vars(cfg)    optional: the run's vars as the kind reads them (default: the run's)
+      check(cfg, begin, plan, schema_sql)
+                       the kind's checks of the query's columns; returns a dict:
+                         query_columns  the columns a schema change compares with the table
+                                        (none: not read; the schema is then left as it is)
+                         time_type      the time column's type the batches render with
+                         create_sql     optional: the SQL whose columns a new table gets
+                                        (default: the model's query, with its contract)
+                         extra          optional: the kind's own per-run values for its strategy
+      adopt_after_check
+                       true when the config must be checked against the query before the
+                       existing table's recorded layout is compared with it (time range: the
+                       time column sets the default partitioning)
+      safety           true when the run goes through the static safety analysis (safety/)
+      schema_change    'on_change' (only when the model's definition changed) or 'every_run'
+                       (a `select *` model sees its source's new columns without a change)
+      project(cfg, relation, created, projection)
+                       optional: the columns the batches insert in the table's order (default:
+                       an enforced contract's order, engine/contract.sql)
+
+    The order is the same for every kind: begin (state read, config validated, an interrupted
+    swap replayed) -> validate -> pre-hooks -> plan -> contract -> the query's columns checked
+    -> an existing table adopted or refused -> safety -> the target (re)created -> schema change
+    -> projection -> batches (each written, then recorded) -> post-hooks. Everything that can be
+    refused is refused before the target is touched. -#}
+{% macro vulcan_materialize(kind, steps) %}
+  {%- set begin = dbt_vulcan.vulcan_begin(kind) -%}
+  {%- set cfg, target_relation = begin.cfg, begin.target_relation -%}
+  {%- if steps.get('validate') -%}{% do steps.validate(cfg) %}{%- endif -%}
+
+  {{ run_hooks(pre_hooks) }}
+  {%- set run = steps.run_vars(cfg) if steps.get('run_vars') else none -%}
+  {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, target_relation, begin.rebuild, model, run, begin.state) -%}
+  {%- if not steps.get('adopt_after_check') -%}
+    {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, plan, run) -%}
+  {%- endif -%}
+  {#- an enforced contract checked against the query (dbt's contract error), before anything
+      is touched; the table is then created with the contract's columns (engine/contract.sql) -#}
+  {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}
+  {%- set checked = steps.check(cfg, begin, plan, schema_sql) -%}
+  {%- if steps.get('adopt_after_check') -%}
+    {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, plan, run) -%}
+  {%- endif -%}
+  {#- the static safety analysis of the SQL (sqlglot in the adapter, tokens in the package):
+      refusals raise here, once per definition (safety/safety.sql); not under --empty (dbt
+      then rewrites every ref to `... limit 0`, and nothing is written) -#}
+  {%- if steps.get('safety') and not flags.EMPTY -%}
+    {% do dbt_vulcan.vulcan_check_safety_once(cfg, compiled_code, plan) %}
+  {%- endif -%}
+
+  {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, begin.existing_relation, plan.rebuild, plan, cfg, checked.get('create_sql') or schema_sql) -%}
+  {%- set projection = none -%}
+  {%- if not created and checked.get('query_columns') is not none and (steps.get('schema_change') == 'every_run' or plan.fingerprint_changed) -%}
+    {%- set projection = dbt_vulcan.vulcan_apply_schema_change(target_relation, checked.query_columns, cfg) -%}
+  {%- endif -%}
+  {%- set project = steps.get('project') or dbt_vulcan._vulcan_contract_order -%}
+  {%- set projection = project(cfg, target_relation, created, projection) -%}
+
+  {%- set extra = {'created': created} -%}
+  {%- do extra.update(checked.get('extra') or {}) -%}
+  {% do dbt_vulcan.vulcan_run_batches(kind, steps.strategy, target_relation, plan, cfg, checked.get('time_type'), projection, steps.action, extra) %}
+
+  {{ run_hooks(post_hooks) }}
+  {% do persist_docs(target_relation, model) %}
+  {{ return({'relations': [target_relation]}) }}
+{% endmacro %}
+
+{% macro _vulcan_contract_order(cfg, relation, created, projection) %}
+  {{ return(dbt_vulcan.vulcan_contract_projection(relation, created, projection)) }}
+{% endmacro %}

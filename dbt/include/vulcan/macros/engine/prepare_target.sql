@@ -1,0 +1,18 @@
+{#- When the run (re)builds the table (engine/materialize.sql): reset the model's intervals in
+    the state log and create the empty table (delta/iceberg atomically replace an existing
+    table; parquet drops and recreates it), with an enforced contract's constraints. Returns
+    true when the table was (re)created. -#}
+{% macro vulcan_prepare_target(relation, existing_relation, rebuild, plan, cfg, schema_sql) %}
+  {%- if not rebuild -%}{{ return(false) }}{%- endif -%}
+  {%- if plan.has_state -%}
+    {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, [plan.all_time], 'removed', plan.fingerprint, tojson({'reset': true}))) %}
+  {%- endif -%}
+  {%- set replace = existing_relation is not none and existing_relation.type == 'table' and cfg.file_format in ('delta', 'iceberg') -%}
+  {%- if existing_relation is not none and not replace -%}
+    {% do adapter.drop_relation(existing_relation) %}
+  {%- endif -%}
+  {% do dbt_vulcan.vulcan_create_empty_table(relation, schema_sql, cfg, replace=replace) %}
+  {#- an enforced contract's constraints, on the empty table (engine/contract.sql) -#}
+  {% do dbt_vulcan.vulcan_contract_constraints(relation, cfg) %}
+  {{ return(true) }}
+{% endmacro %}

@@ -1,0 +1,78 @@
+{#- The batch loop every batched kind shares: for each planned batch, render the model's SQL
+    with the batch's time tokens (wrapped in the output filter when the kind has a time column),
+    call the kind's write strategy for the table format, then record the batch's interval in
+    the state log (an untracked run: the run, as an empty range) and print a progress line.
+
+    A strategy is a macro `vulcan_<kind>_<file_format>(args)`; `args` holds relation, model,
+    cfg, batch, sql, query (unwrapped), filter, time_type, dirty, removed_rows, plan, per_run
+    (a dict a strategy may keep values in from one batch to the next), plus the entries of
+    `extra`: `created` (the table was just (re)created: its first batch writes into an empty
+    table, engine/materialize.sql) and the kind's own per-run values.
+
+    A model with audits (or grains) first stages each batch's rows in a table and audits them
+    (audits/audits.sql); a failing blocking audit raises before the strategy runs,
+    so neither the table nor the state log is touched. The strategy then gets
+    `args.sql = select * from <stage>`: the batch is computed once. Without audits the loop
+    runs no extra statement.
+
+    A Python model's batch SQL reads the temporary view of the DataFrame it returned for the
+    batch (engine/python_batch.sql); the views are dropped after each batch. -#}
+{% macro vulcan_run_batches(kind, strategy_kind, relation, plan, cfg, time_type, projection=none, action='insert', extra=none) %}
+  {%- set strategy = dbt_vulcan.vulcan_strategy_macro(strategy_kind, cfg.file_format) -%}
+  {%- set recorded_details = {'time_type': time_type, 'layout': dbt_vulcan.vulcan_layout(cfg)} -%}
+  {%- if plan.get('safety') -%}{%- do recorded_details.update({'safety': plan.safety}) -%}{%- endif -%}
+  {%- if plan.get('settings_key') -%}{%- do recorded_details.update({'settings_key': plan.settings_key}) -%}{%- endif -%}
+  {%- set details = tojson(recorded_details) -%}
+  {#- the settings this run validated ride on its first recorded row (config/settings_once.sql) -#}
+  {%- if plan.get('settings_key') and plan.get('settings_record') is mapping -%}
+    {%- do recorded_details.update(plan.settings_record) -%}
+  {%- endif -%}
+  {%- set first_details = tojson(recorded_details) -%}
+  {%- set run_batches = [] if flags.EMPTY else plan.batches -%}
+  {%- set stage = dbt_vulcan._vulcan_audit_stage_relation(relation) -%}
+  {%- set audits = dbt_vulcan.vulcan_audits(cfg) if run_batches and (cfg.audits or cfg.grains) else [] -%}
+  {%- set per_run = {} -%}
+  {%- for batch in run_batches -%}
+    {%- set started = modules.datetime.datetime.now() -%}
+    {%- set query = dbt_vulcan.vulcan_python_batch_query(compiled_code, batch, plan.execution_time) if model.language == 'python' else compiled_code -%}
+    {%- set rendered = dbt_vulcan.vulcan_batch_query(query, cfg, batch, time_type, plan.execution_time, projection) -%}
+    {%- set batch_sql = rendered.sql -%}
+    {%- if audits -%}
+      {%- set batch_sql = dbt_vulcan.vulcan_audit_batch(stage, audits, rendered.sql, batch, loop.first, cfg.file_format) -%}
+    {%- endif -%}
+    {%- set interval = [[batch.start, batch.end]] -%}
+    {%- set args = {
+      'relation': relation, 'model': model, 'cfg': cfg, 'batch': batch, 'plan': plan,
+      'sql': batch_sql, 'query': rendered.query, 'filter': rendered.filter,
+      'time_type': time_type, 'dirty': batch.dirty, 'per_run': per_run,
+      'removed_rows': dbt_vulcan.vulcan_state_values(relation, interval, 'removed', plan.fingerprint) if batch.dirty else none,
+    } -%}
+    {%- if extra -%}{%- do args.update(extra) -%}{%- endif -%}
+    {% do strategy(args) %}
+    {#- a tracked batch records its interval; an untracked run (one batch over the whole
+        query) records the run itself: an empty range at the execution time, which adds no
+        interval but gives the model a last run and a fingerprint (status, history, plan) -#}
+    {%- set recorded = interval if batch.tracked else [[plan.execution_time, plan.execution_time]] -%}
+    {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, recorded, 'processed', plan.fingerprint, first_details if loop.first else details)) %}
+    {%- if audits -%}
+      {% do dbt_vulcan._vulcan_drop_audit_stage(stage, cfg.file_format) %}
+    {%- endif -%}
+    {% do dbt_vulcan._vulcan_log_batch(relation, batch, action, started) %}
+    {% do dbt_vulcan.vulcan_python_release() %}
+  {%- endfor -%}
+  {% do dbt_vulcan.vulcan_python_release() %}
+  {%- if plan.fingerprint_changed and not run_batches -%}
+    {{ log('Model ' ~ model.name ~ ' changed since its intervals were recorded; processed intervals are kept (restate them to recompute).', info=True) }}
+  {%- endif -%}
+  {% do store_raw_result('main', message=dbt_vulcan._vulcan_summary(run_batches), code='OK', rows_affected=-1) %}
+  {{ return(run_batches) }}
+{% endmacro %}
+
+{% macro _vulcan_summary(batches) %}
+  {%- set n = batches | sum(attribute='intervals') -%}
+  {%- set b = batches | length -%}
+  {%- if batches and not batches[0].tracked -%}
+    {{ return(b ~ ' batch' ~ ('es' if b != 1 else '')) }}
+  {%- endif -%}
+  {{ return(n ~ ' interval' ~ ('s' if n != 1 else '') ~ ' in ' ~ b ~ ' batch' ~ ('es' if b != 1 else '')) }}
+{% endmacro %}

@@ -1,0 +1,43 @@
+{#- on_additive_change / on_destructive_change (error | warn | allow | ignore), checked when the
+    model's definition changed since its intervals were recorded. Returns the column list the
+    batches must project to (when changes are ignored), else none. Nothing is touched on error. -#}
+{% macro vulcan_apply_schema_change(relation, query_columns, cfg) %}
+  {%- set table_columns = adapter.get_columns_in_relation(relation) -%}
+  {%- set change = dbt_vulcan.vulcan_schema_change_plan(cfg, table_columns, query_columns) -%}
+  {%- if not change.changed -%}{{ return(none) }}{%- endif -%}
+  {%- if change.errors -%}
+    {{ exceptions.raise_compiler_error(change.errors | join('\n')) }}
+  {%- endif -%}
+  {%- for warning in change.warnings -%}
+    {{ log('Warning: ' ~ warning, info=True) }}
+  {%- endfor -%}
+  {%- if change.rewrite -%}
+    {% do dbt_vulcan._vulcan_rewrite_to_schema(relation, change.rewrite_select, cfg) %}
+  {%- elif change.add_columns -%}
+    {% call statement('vulcan_add_columns') -%}
+      alter table {{ relation }} add columns ({{ change.add_columns | join(', ') }})
+    {%- endcall %}
+  {%- endif -%}
+  {{ return(change.projection) }}
+{% endmacro %}
+
+{% macro _vulcan_rewrite_to_schema(relation, select_list, cfg) %}
+  {%- set stage = dbt_vulcan._vulcan_stage_relation(relation) -%}
+  {%- set delta_or_iceberg = cfg.file_format in ('delta', 'iceberg') -%}
+  {% do dbt_vulcan._vulcan_stage_create(stage, 'select ' ~ select_list ~ ' from ' ~ relation, cfg.file_format if delta_or_iceberg else 'parquet', replay='rebuild') %}
+  {% do dbt_vulcan._vulcan_rebuild_from_stage(relation, stage, cfg) %}
+  {% do dbt_vulcan._vulcan_stage_drop(stage) %}
+{% endmacro %}
+
+{#- The table recreated with the stage's schema and filled with its rows (also the replay of
+    an interrupted rewrite: engine/stage.sql). -#}
+{% macro _vulcan_rebuild_from_stage(relation, stage, cfg) %}
+  {%- if cfg.file_format in ('delta', 'iceberg') -%}
+    {% do dbt_vulcan.vulcan_create_empty_table(relation, 'select * from ' ~ stage, cfg, replace=true) %}
+    {% call statement('vulcan_rewrite') %}insert into {{ relation }} select * from {{ stage }}{% endcall %}
+  {%- else -%}
+    {% do adapter.drop_relation(relation) %}
+    {% do dbt_vulcan.vulcan_create_empty_table(relation, 'select * from ' ~ stage, cfg) %}
+    {% call statement('vulcan_rewrite') %}insert overwrite table {{ relation }} by name select * from {{ stage }}{% endcall %}
+  {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,42 @@
+{#- INCREMENTAL_BY_PARTITION: each run computes the model's query once and, for every
+    partition key (the values of `partitioned_by`) the result holds, replaces ALL the table's
+    rows of that key; keys absent from the result are left untouched, new keys are inserted.
+    No interval state: the query runs in full every time (time tokens span 1970-01-01 .. now).
+    A restatement is a full rebuild (--full-refresh, or vulcan_restate whose range is widened
+    to the whole history: the next run rebuilds), refused with disable_restatement or
+    forward_only. Written with partition_<format>.sql beside this file; the run's life:
+    engine/materialize.sql, with the steps of the kinds without interval state
+    (engine/whole_table.sql). -#}
+
+{% materialization incremental_by_partition, adapter='spark', supported_languages=['sql', 'python'] %}
+  {{ return(dbt_vulcan.vulcan_materialize('incremental_by_partition', dbt_vulcan.vulcan_whole_table_steps('partition', 'replace partitions', dbt_vulcan._vulcan_partition_check))) }}
+{% endmaterialization %}
+
+{% macro _vulcan_partition_check(cfg, begin, plan, schema_sql) %}
+  {%- if not plan.rebuild -%}
+    {% do dbt_vulcan._vulcan_check_partition_layout(begin.target_relation, cfg) %}
+  {%- endif -%}
+  {{ return(dbt_vulcan._vulcan_whole_table_check(cfg, begin, plan, schema_sql)) }}
+{% endmacro %}
+
+{#- An existing table must have the layout this kind writes into, else a partition overwrite
+    would replace the wrong rows (a plain parquet INSERT OVERWRITE replaces the whole table):
+    same file format, partitioned by exactly `partitioned_by`, and for parquet the per-table
+    dynamic partition overwrite option. Checked before anything is written. -#}
+{% macro _vulcan_check_partition_layout(relation, cfg) %}
+  {%- set layout = dbt_vulcan.vulcan_table_layout(run_query('describe table extended ' ~ relation).rows) -%}
+  {%- set ns = namespace(partitions=layout.partition_cols | map('lower') | list, provider=layout.provider, dynamic=layout.dynamic_overwrite) -%}
+  {%- set wanted = cfg.partition_cols | map('lower') | list -%}
+  {%- set problems = [] -%}
+  {%- if ns.provider and ns.provider != cfg.file_format -%}
+    {%- do problems.append('it is a ' ~ ns.provider ~ ' table but file_format is ' ~ cfg.file_format) -%}
+  {%- endif -%}
+  {%- if ns.partitions | sort != wanted | sort -%}
+    {%- do problems.append('it is partitioned by (' ~ ns.partitions | join(', ') ~ ') but partitioned_by is (' ~ wanted | join(', ') ~ ')') -%}
+  {%- elif cfg.file_format == 'parquet' and not ns.dynamic -%}
+    {%- do problems.append('it lacks the table option partitionOverwriteMode=dynamic (it was not created by incremental_by_partition), so an INSERT OVERWRITE would replace the whole table') -%}
+  {%- endif -%}
+  {%- if problems -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ model.name ~ "' (incremental_by_partition): the existing table " ~ relation ~ " cannot be updated by partition: " ~ problems | join('; ') ~ ". Nothing was written. Rebuild it with --full-refresh (this recomputes the whole table).") }}
+  {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,81 @@
+{#- INCREMENTAL_BY_UNIQUE_KEY: an upsert on `unique_key` (columns or SQL expressions). Each batch
+    inserts rows with new keys, updates rows whose key matches (every column, or as the
+    `when_matched` clauses say) and leaves rows whose key it lacks alone; `merge_filter` narrows
+    the match. Batches come from the shared planner: with `start` they are tracked intervals
+    (time tokens render per batch), without it one untracked batch. Restatement is full-history
+    only (vulcan_restate widens it; the next run rebuilds). The first batch after a (re)build is
+    a plain INSERT. Rules: spec.sql; SQL: upsert_sql.sql (their test oracle: tests/oracle/unique_key.py);
+    writes: unique_key_<file_format>.sql, all beside this file; the run's life: engine/materialize.sql. -#}
+
+{% materialization incremental_by_unique_key, adapter='spark', supported_languages=['sql', 'python'] %}
+  {{ return(dbt_vulcan.vulcan_materialize('incremental_by_unique_key', {
+    'strategy': 'unique_key',
+    'action': 'upsert',
+    'validate': dbt_vulcan._vulcan_unique_key_validate,
+    'check': dbt_vulcan._vulcan_unique_key_check,
+    'schema_change': 'on_change',
+  })) }}
+{% endmaterialization %}
+
+{#- unique_key, when_matched and merge_filter parse: bad ones raise before anything is touched
+    (time tokens left as they are: they render per batch) -#}
+{% macro _vulcan_unique_key_validate(cfg) %}
+  {%- do dbt_vulcan.vulcan_unique_key_spec(cfg, {}, dbt_vulcan.vulcan_incremental_predicates(model)) -%}
+{% endmacro %}
+
+{#- A new table or a changed definition: the key, merge_filter, when_matched and the partition
+    columns checked against the query's columns (one schema read, reused by the schema change)
+    and the columns the table will have when the batches run, before anything is touched; an
+    unchanged model on its table was checked when it last changed. -#}
+{% macro _vulcan_unique_key_check(cfg, begin, plan, schema_sql) %}
+  {%- set query_columns = none -%}
+  {%- if plan.rebuild or plan.fingerprint_changed -%}
+    {%- set query_columns = dbt_vulcan.vulcan_query_columns(schema_sql) -%}
+    {%- do dbt_vulcan._vulcan_unique_key_check_columns(cfg, plan, query_columns, plan.rebuild, begin.target_relation) -%}
+  {%- endif -%}
+  {{ return({'query_columns': query_columns, 'time_type': none}) }}
+{% endmacro %}
+
+{#- The key, merge_filter and when_matched (time tokens of the model's first interval) against
+    the query's columns (source) and the columns the table has when the batches run (target),
+    with the partition columns of a new table: one error naming every problem. The target: a
+    new table's, and an existing one's after the run's schema change (engine/schema_change.sql,
+    applied after this check), are the query's columns, unless the existing table keeps
+    columns of its own (on_*_change 'ignore'); then its columns are read (`relation`; not
+    given: not checked), only when the key's SQL names the table's columns, and taken as the
+    schema change will leave them. tests/oracle/engine.py's check is the test oracle. -#}
+{% macro _vulcan_unique_key_check_columns(cfg, plan, query_columns, new_table, relation=none) %}
+  {%- set first = plan.first_interval -%}
+  {%- set values = dbt_vulcan.vulcan_time_tokens(first[0], first[1], plan.execution_time) -%}
+  {%- set spec = dbt_vulcan.vulcan_unique_key_spec(cfg, values, dbt_vulcan.vulcan_incremental_predicates(model)) -%}
+  {%- set names = query_columns | map(attribute='name') | list -%}
+  {%- set target = names -%}
+  {%- if not new_table and 'ignore' in (cfg.on_additive_change, cfg.on_destructive_change) -%}
+    {%- set target = none -%}
+    {%- if relation is not none and dbt_vulcan._vulcan_uk_names_table(spec, names) -%}
+      {%- set table_columns = adapter.get_columns_in_relation(relation) -%}
+      {%- set target = dbt_vulcan._vulcan_unique_key_table_after_change(cfg, table_columns, query_columns) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set problems = dbt_vulcan.vulcan_unique_key_column_problems(spec, names, target) -%}
+  {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, new_table, dbt_vulcan.vulcan_partition_key(model), problems) -%}
+{% endmacro %}
+
+{#- The names of an existing table's columns (`table_columns`: name, dtype) once the run's
+    schema change against the query's columns is applied: the query's after a rewrite, the
+    table's plus the added ones after ADD COLUMNS, else (nothing changes, or the change is
+    refused) the table's. tests/oracle/engine.py's table_after_change is the test oracle. -#}
+{% macro _vulcan_unique_key_table_after_change(cfg, table_columns, query_columns) %}
+  {%- set change = dbt_vulcan.vulcan_schema_change_plan(cfg, table_columns, query_columns) -%}
+  {%- set names = table_columns | map(attribute='name') | list -%}
+  {%- if change.errors -%}{{ return(names) }}{%- endif -%}
+  {%- if change.rewrite -%}{{ return(query_columns | map(attribute='name') | list) }}{%- endif -%}
+  {%- if change.add_columns -%}
+    {%- set lowered = names | map('lower') | list -%}
+    {%- for c in query_columns if (c.name | lower) not in lowered -%}
+      {%- do names.append(c.name) -%}
+      {%- do lowered.append(c.name | lower) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return(names) }}
+{% endmacro %}

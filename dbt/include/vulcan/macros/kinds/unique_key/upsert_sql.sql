@@ -1,0 +1,177 @@
+{#- INCREMENTAL_BY_UNIQUE_KEY: the SQL that upserts one batch (a spec from
+    vulcan_unique_key_spec): one MERGE on delta/iceberg; on parquet (no MERGE on Spark's plain
+    tables) a full outer join of the table and the batch, staged and swapped in. tests/oracle/unique_key.py's
+    UpsertSpec (checked_source, merge_statement, parquet) and drop_partitions_sql are the
+    test oracle.
+
+    Semantics, the same on every format:
+    - a batch row whose key matches a table row updates it: every column by default, or as the
+      `when_matched` clauses say (first clause whose condition holds; none holds: row
+      unchanged; `THEN DELETE` removes the row);
+    - a batch row with a new key is inserted; table rows whose key the batch lacks stay;
+    - a key that is NULL (any part of a composite key) never matches, as in SQL MERGE;
+    - a key that appears more than once in one batch fails the write with an error naming the
+      model, the key and one example value, raised inside the write statement (nothing is
+      written, no extra query);
+    - `merge_filter` is ANDed to the match condition. -#}
+
+{#- The MERGE's ON clause: `=` on every key part (NULL never matches), AND merge_filter. -#}
+{% macro _vulcan_uk_match(spec, with_filter=true) %}
+  {%- set pairs = [] -%}
+  {%- set sources = dbt_vulcan._vulcan_uk_keys_sql(spec, 'source') -%}
+  {%- for t in dbt_vulcan._vulcan_uk_keys_sql(spec, 'target') -%}
+    {%- do pairs.append(t ~ ' = ' ~ sources[loop.index0]) -%}
+  {%- endfor -%}
+  {%- set condition = pairs | join(' and ') -%}
+  {%- if with_filter and spec.merge_filter -%}
+    {%- set condition = condition ~ ' and (' ~ spec.merge_filter ~ ')' -%}
+  {%- endif -%}
+  {{ return(condition) }}
+{% endmacro %}
+
+{#- The batch's rows, failing the statement if a (non-NULL) key appears twice. -#}
+{% macro vulcan_unique_key_checked_source(spec, sql, flag_column=none) %}
+  {%- set in_row = dbt_vulcan._vulcan_uk_keys_sql(spec, '__vulcan_row') -%}
+  {%- set names = dbt_vulcan._vulcan_uk_keys_sql(spec) | join(', ') -%}
+  {%- set examples = [] -%}
+  {%- set keyed = [] -%}
+  {%- for k in in_row -%}
+    {%- do examples.append("coalesce(cast(" ~ k ~ " as string), 'NULL')") -%}
+    {%- do keyed.append(k ~ ' is not null') -%}
+  {%- endfor -%}
+  {%- set example = examples[0] if examples | length == 1 else "concat_ws(', ', " ~ examples | join(', ') ~ ')' -%}
+  {%- set prefix = dbt_vulcan.vulcan_sql_string("Model '" ~ spec.model ~ "' (incremental_by_unique_key): duplicate unique_key in one batch: (" ~ names ~ ') = (') -%}
+  {%- set suffix = dbt_vulcan.vulcan_sql_string(" rows. Each key may appear at most once per batch; deduplicate the model's query (the table was not changed).") -%}
+  {%- set message = 'concat(' ~ prefix ~ ', ' ~ example ~ ", ') appears in ', cast(__vulcan_n as string), " ~ suffix ~ ')' -%}
+  {%- set extra = ', true as ' ~ flag_column if flag_column else '' -%}
+  {{ return('select __vulcan_row.*' ~ extra ~ ' from (\n'
+    ~ '  select struct(vulcan_src.*) as __vulcan_row, count(*) over (partition by ' ~ names ~ ') as __vulcan_n\n'
+    ~ '  from (\n' ~ sql ~ '\n  ) as vulcan_src\n'
+    ~ ') as vulcan_checked\n'
+    ~ 'where case when ' ~ keyed | join(' and ') ~ ' and __vulcan_n > 1 then raise_error(' ~ message ~ ') else true end') }}
+{% endmacro %}
+
+{#- One MERGE for the batch (delta, iceberg). -#}
+{% macro vulcan_unique_key_merge_sql(spec, relation, sql) %}
+  {{ return('merge into ' ~ relation ~ ' as target\n'
+    ~ 'using (\n' ~ dbt_vulcan.vulcan_unique_key_checked_source(spec, sql) ~ '\n) as source\n'
+    ~ 'on ' ~ dbt_vulcan._vulcan_uk_match(spec) ~ '\n'
+    ~ (spec.when_matched or 'when matched then update set *') ~ '\n'
+    ~ 'when not matched then insert *') }}
+{% endmacro %}
+
+{#- A batch on a parquet table: {stage_select, overwrite, emptied_partitions}. stage = (table
+    rows in scope) merged with the batch, then INSERT OVERWRITE from the stage. `layout`:
+    vulcan_table_layout. Partitioned with dynamic overwrite: the scope is the partitions of
+    the batch and of the rows its keys match; partitions left with no rows are listed by
+    `emptied_partitions` (to drop). Otherwise the whole table. -#}
+{% macro vulcan_unique_key_parquet_sql(spec, relation, stage, sql, layout) %}
+  {%- set quoted = [] -%}
+  {%- for c in layout.columns -%}{%- do quoted.append(dbt_vulcan.vulcan_quote_identifier(c)) -%}{%- endfor -%}
+  {%- set columns = quoted | join(', ') -%}
+  {%- if not layout.scoped -%}
+    {%- set select = dbt_vulcan._vulcan_uk_merged_select(spec, layout,
+        '(select *, true as __vulcan_t from ' ~ relation ~ ')',
+        '(\n' ~ dbt_vulcan.vulcan_unique_key_checked_source(spec, sql, '__vulcan_s') ~ '\n)') -%}
+    {{ return({'stage_select': select, 'overwrite': 'insert overwrite table ' ~ relation ~ ' by name select ' ~ columns ~ ' from ' ~ stage, 'emptied_partitions': none}) }}
+  {%- endif -%}
+  {%- set parts = [] -%}
+  {%- set lowered = layout.partition_cols | map('lower') | list -%}
+  {%- for p in layout.partition_cols -%}{%- do parts.append(dbt_vulcan.vulcan_quote_identifier(p)) -%}{%- endfor -%}
+  {%- set in_scope = [] -%}
+  {%- set target_parts = [] -%}
+  {%- set as_json = [] -%}
+  {%- for p in parts -%}
+    {%- do in_scope.append('target.' ~ p ~ ' <=> vulcan_scope.' ~ p) -%}
+    {%- do target_parts.append('target.' ~ p) -%}
+    {%- do as_json.append(dbt_vulcan.vulcan_sql_string(layout.partition_cols[loop.index0]) ~ ', cast(' ~ p ~ ' as string)') -%}
+  {%- endfor -%}
+  {%- set markers = [] -%}
+  {%- for c in layout.columns -%}
+    {%- do markers.append('vulcan_scope.' ~ quoted[loop.index0] if (c | lower) in lowered else 'null') -%}
+  {%- endfor -%}
+  {%- set target_sql = '(select target.*, true as __vulcan_t from ' ~ relation ~ ' as target left semi join vulcan_scope on ' ~ in_scope | join(' and ') ~ ')' -%}
+  {%- set select = 'with vulcan_source as (\n' ~ dbt_vulcan.vulcan_unique_key_checked_source(spec, sql, '__vulcan_s') ~ '\n),\n'
+      ~ 'vulcan_scope as (\n'
+      ~ '  select ' ~ parts | join(', ') ~ ' from vulcan_source\n'
+      ~ '  union\n'
+      ~ '  select ' ~ target_parts | join(', ') ~ ' from ' ~ relation ~ ' as target\n'
+      ~ '  left semi join vulcan_source as source on ' ~ dbt_vulcan._vulcan_uk_match(spec, false) ~ '\n'
+      ~ ')\n'
+      ~ dbt_vulcan._vulcan_uk_merged_select(spec, layout, target_sql, 'vulcan_source') ~ '\n'
+      ~ 'union all\nselect ' ~ markers | join(', ') ~ ', true as __vulcan_marker from vulcan_scope' -%}
+  {{ return({
+    'stage_select': select,
+    'overwrite': 'insert overwrite table ' ~ relation ~ ' by name select ' ~ columns ~ ' from ' ~ stage ~ ' where not __vulcan_marker',
+    'emptied_partitions': 'select to_json(named_struct(' ~ as_json | join(', ') ~ ')) as vulcan_partition from ' ~ stage ~ ' group by ' ~ parts | join(', ') ~ ' having bool_and(__vulcan_marker)',
+  }) }}
+{% endmacro %}
+
+{#- ALTER TABLE ... DROP of the partitions `emptied_partitions` returned (JSON rows), '' when
+    there are none. -#}
+{% macro vulcan_unique_key_drop_partitions_sql(relation, partition_cols, rows) %}
+  {%- set specs = [] -%}
+  {%- for row in rows -%}
+    {%- set values = fromjson(row[0] | string) -%}
+    {%- set items = [] -%}
+    {%- for c in partition_cols -%}
+      {%- set v = values.get(c) -%}
+      {%- do items.append(dbt_vulcan.vulcan_quote_identifier(c) ~ ' = ' ~ ('null' if v is none else dbt_vulcan.vulcan_sql_string(v))) -%}
+    {%- endfor -%}
+    {%- do specs.append('partition (' ~ items | join(', ') ~ ')') -%}
+  {%- endfor -%}
+  {{ return('alter table ' ~ relation ~ ' drop if exists ' ~ specs | join(', ') if specs else '') }}
+{% endmacro %}
+
+{#- {column lowercased: value} of an UPDATE SET clause; a column the table lacks: an error -#}
+{% macro _vulcan_uk_assigned(spec, clause, layout) %}
+  {%- set lowered = layout.columns | map('lower') | list -%}
+  {%- set out = {} -%}
+  {%- set unknown = [] -%}
+  {%- for column, value in clause.assignments -%}
+    {%- if (column | lower) not in lowered -%}{%- do unknown.append(column) -%}{%- endif -%}
+    {%- do out.update({column | lower: value}) -%}
+  {%- endfor -%}
+  {%- if unknown -%}
+    {{ exceptions.raise_compiler_error(dbt_vulcan.vulcan_config_message({'model': spec.model, 'kind': 'incremental_by_unique_key'}, ['when_matched: ' ~ unknown | join(', ') ~ ' not a column of the table; columns: ' ~ layout.columns | join(', ')])) }}
+  {%- endif -%}
+  {{ return(out) }}
+{% endmacro %}
+
+{% macro _vulcan_uk_column(spec, column, assigned) %}
+  {%- set name = dbt_vulcan.vulcan_quote_identifier(column) -%}
+  {%- set branches = ['when source.__vulcan_s is null then target.' ~ name, 'when target.__vulcan_t is null then source.' ~ name] -%}
+  {%- if not spec.clauses -%}
+    {{ return('case ' ~ branches | join(' ') ~ ' else source.' ~ name ~ ' end as ' ~ name) }}
+  {%- endif -%}
+  {%- for clause in spec.clauses -%}
+    {%- if clause.delete -%}
+      {%- set value = 'null' -%}
+    {%- elif clause.star -%}
+      {%- set value = 'source.' ~ name -%}
+    {%- else -%}
+      {%- set value = assigned[loop.index0].get(column | lower, 'target.' ~ name) -%}
+    {%- endif -%}
+    {%- do branches.append('when ' ~ (clause.condition or 'true') ~ ' then ' ~ value) -%}
+  {%- endfor -%}
+  {{ return('case ' ~ branches | join(' ') ~ ' else target.' ~ name ~ ' end as ' ~ name) }}
+{% endmacro %}
+
+{% macro _vulcan_uk_merged_select(spec, layout, target_sql, source_sql) %}
+  {%- set assigned = [] -%}
+  {%- for c in spec.clauses -%}{%- do assigned.append(dbt_vulcan._vulcan_uk_assigned(spec, c, layout)) -%}{%- endfor -%}
+  {%- set columns = [] -%}
+  {%- for c in layout.columns -%}{%- do columns.append(dbt_vulcan._vulcan_uk_column(spec, c, assigned)) -%}{%- endfor -%}
+  {%- set sql = 'select\n  ' ~ columns | join(',\n  ') ~ (',\n  false as __vulcan_marker' if layout.scoped else '') ~ '\n'
+      ~ 'from ' ~ target_sql ~ ' as target\n'
+      ~ 'full outer join ' ~ source_sql ~ ' as source\n'
+      ~ 'on ' ~ dbt_vulcan._vulcan_uk_match(spec) -%}
+  {%- set deleting = [] -%}
+  {%- for c in spec.clauses -%}
+    {%- do deleting.append('when ' ~ (c.condition or 'true') ~ ' then ' ~ ('true' if c.delete else 'false')) -%}
+  {%- endfor -%}
+  {%- if spec.clauses | selectattr('delete') | list -%}
+    {%- set sql = sql ~ '\nwhere not coalesce(source.__vulcan_s and target.__vulcan_t and (case ' ~ deleting | join(' ') ~ ' else false end), false)' -%}
+  {%- endif -%}
+  {{ return(sql) }}
+{% endmacro %}

@@ -1,8 +1,0 @@
-{#- SCD_TYPE_2_BY_COLUMN: history from comparing the watched `columns` ('*' = all) between runs;
-    a change is stamped with the execution time, or with the `updated_at_name` column of a
-    source that already holds history. Same flow as scd_type_2_by_time (shared macro in
-    materializations/scd_type_2_by_time.sql); rules in scd2/scd2.sql. -#}
-
-{% materialization scd_type_2_by_column, adapter='spark', supported_languages=['sql', 'python'] %}
-  {{ return(dbt_vulcan._vulcan_scd2_materialization('scd_type_2_by_column')) }}
-{% endmaterialization %}

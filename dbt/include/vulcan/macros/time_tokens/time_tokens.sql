@@ -1,0 +1,151 @@
+{#- The Vulcan time tokens (`@start_ds`, `@end_dt`, `@execution_ts`, ...) and the automatic
+    output filter, in Jinja: one implementation for the adapter and the package.
+
+    A batch is the half-open range [start, end); every `end_*` token is INCLUSIVE (derived from
+    end - 1 microsecond), as in SQLMesh. Times are 'YYYY-MM-DD HH:MM:SS[.ffffff]' strings, UTC.
+    dbt/adapters/vulcan/timemacros.py is the test oracle of these macros (tests/unit). -#}
+
+{#- Every token's SQL text for a batch: {'start_ds': "'2025-01-01'", ...}. -#}
+{% macro vulcan_time_tokens(start, end, execution_time) %}
+  {%- set low = dbt_vulcan._vulcan_ts(start) -%}
+  {%- set high = dbt_vulcan._vulcan_ts(end) -%}
+  {%- set last = high - modules.datetime.timedelta(microseconds=1) -%}
+  {%- set values = {} -%}
+  {%- do values.update(dbt_vulcan._vulcan_point_tokens('start', low)) -%}
+  {%- do values.update(dbt_vulcan._vulcan_point_tokens('end', last)) -%}
+  {%- do values.update(dbt_vulcan._vulcan_point_tokens('execution', dbt_vulcan._vulcan_ts(execution_time))) -%}
+  {%- do values.update({
+    'end_millis': (dbt_vulcan._vulcan_micros(high) // 1000 - 1) | string,
+    'start_timestamp': values['start_dt'],
+    'end_timestamp': values['end_dt'],
+  }) -%}
+  {{ return(values) }}
+{% endmacro %}
+
+{#- `sql` with every known `@name` / `@{name}` replaced by its value. Only whole tokens are
+    replaced (`@start_dsx` stays), unknown tokens stay, and quoted strings, backquoted
+    identifiers and comments are never touched. One regex split; no character loop. -#}
+{% macro vulcan_render_tokens(sql, values) %}
+  {%- set pattern = "('(?:[^'\\\\]|\\\\[\\s\\S]|'')*'?"
+      ~ '|"(?:[^"\\\\]|\\\\[\\s\\S]|"")*"?'
+      ~ "|`(?:[^`]|``)*`?"
+      ~ "|--[^\\n]*"
+      ~ "|/\\*[\\s\\S]*?(?:\\*/|$)"
+      ~ "|@\\{[A-Za-z_][A-Za-z0-9_]*\\}"
+      ~ "|@[A-Za-z_][A-Za-z0-9_]*)" -%}
+  {%- set pieces = modules.re.split(pattern, sql) -%}
+  {%- set out = [] -%}
+  {%- for piece in pieces -%}
+    {%- set name = piece[1:].strip('{}') if (loop.index is even and piece[:1] == '@') else none -%}
+    {%- do out.append(values[name] if name is not none and name in values else piece) -%}
+  {%- endfor -%}
+  {{ return(out | join('')) }}
+{% endmacro %}
+
+{#- The predicate keeping rows of `column_sql` inside [start, end): day-grained columns (date,
+    or a string with a date-only format) compare with the first and the last day (inclusive),
+    the others with `>= start AND < end`. -#}
+{% macro vulcan_output_filter(column_sql, start, end, time_type, time_format=none) %}
+  {%- set low = dbt_vulcan._vulcan_ts(start) -%}
+  {%- set high = dbt_vulcan._vulcan_ts(end) -%}
+  {%- set py_format = dbt_vulcan._vulcan_strftime_format(time_format) -%}
+  {%- set day_grained = time_type == 'date' or (time_type == 'string' and not modules.re.search('%[HIMSfpXcTRrsz]', py_format.replace('%%', ''))) -%}
+  {%- if day_grained -%}
+    {%- set last = high - modules.datetime.timedelta(microseconds=1) -%}
+    {%- set first_day = modules.datetime.datetime(low.year, low.month, low.day) -%}
+    {%- set last_day = modules.datetime.datetime(last.year, last.month, last.day) -%}
+    {{ return(column_sql ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(first_day, time_type, py_format) ~ ' AND ' ~ column_sql ~ ' <= ' ~ dbt_vulcan._vulcan_filter_literal(last_day, time_type, py_format)) }}
+  {%- endif -%}
+  {{ return(column_sql ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(low, time_type, py_format) ~ ' AND ' ~ column_sql ~ ' < ' ~ dbt_vulcan._vulcan_filter_literal(high, time_type, py_format)) }}
+{% endmacro %}
+
+{#- A batch's SQL: the model's query with the batch's tokens, wrapped in the output filter
+    when the kind has a time column: {sql, filter, query}. -#}
+{% macro vulcan_batch_query(sql, cfg, batch, time_type, execution_time, projection=none) %}
+  {%- set rendered = dbt_vulcan.vulcan_render_tokens(sql, dbt_vulcan.vulcan_time_tokens(batch.start, batch.end, execution_time)) -%}
+  {%- set select_list = projection | join(', ') if projection else '*' -%}
+  {%- set wrapped = 'select ' ~ select_list ~ ' from (\n' ~ rendered ~ '\n) as vulcan_batch' -%}
+  {%- if not cfg.time_column -%}
+    {{ return({'sql': wrapped, 'filter': 'true', 'query': rendered}) }}
+  {%- endif -%}
+  {%- set predicate = dbt_vulcan.vulcan_output_filter('`' ~ cfg.time_column ~ '`', batch.start, batch.end, time_type, cfg.time_format) -%}
+  {{ return({'sql': wrapped ~ '\nwhere ' ~ predicate, 'filter': predicate, 'query': rendered}) }}
+{% endmacro %}
+
+{#- The model's query with its tokens bound to the model's first interval (from `start`, or
+    1970-01-01): to read its columns only. -#}
+{% macro vulcan_schema_query(sql, cfg, execution_time, first_interval) %}
+  {{ return(dbt_vulcan.vulcan_render_tokens(sql, dbt_vulcan.vulcan_time_tokens(first_interval[0], first_interval[1], execution_time))) }}
+{% endmacro %}
+
+{#- ---------------------------------------------------------------- private helpers -#}
+{% macro _vulcan_ts(text) %}
+  {%- set value = text | string -%}
+  {%- set fmt = '%Y-%m-%d %H:%M:%S.%f' if '.' in value else ('%Y-%m-%d %H:%M:%S' if ':' in value else '%Y-%m-%d') -%}
+  {{ return(modules.datetime.datetime.strptime(value, fmt)) }}
+{% endmacro %}
+
+{% macro _vulcan_format_ts(dt) %}
+  {{ return(dt.strftime('%Y-%m-%d %H:%M:%S') ~ ('.%06d' | format(dt.microsecond) if dt.microsecond else '')) }}
+{% endmacro %}
+
+{#- microseconds since 1970-01-01 (negative before it) -#}
+{% macro _vulcan_micros(dt) %}
+  {%- set delta = dt - modules.datetime.datetime(1970, 1, 1) -%}
+  {{ return((delta.days * 86400 + delta.seconds) * 1000000 + delta.microseconds) }}
+{% endmacro %}
+
+{% macro _vulcan_point_tokens(prefix, dt) %}
+  {%- set micros = dbt_vulcan._vulcan_micros(dt) -%}
+  {%- set size = micros if micros >= 0 else -micros -%}
+  {%- set epoch = ('-' if micros < 0 else '') ~ (size // 1000000) ~ '.' ~ ('%06d' | format(size % 1000000)) -%}
+  {{ return({
+    prefix ~ '_ds': "'" ~ dt.strftime('%Y-%m-%d') ~ "'",
+    prefix ~ '_date': "CAST('" ~ dt.strftime('%Y-%m-%d') ~ "' AS DATE)",
+    prefix ~ '_dt': "CAST('" ~ dbt_vulcan._vulcan_format_ts(dt) ~ "' AS TIMESTAMP)",
+    prefix ~ '_ts': "'" ~ dbt_vulcan._vulcan_format_ts(dt) ~ "'",
+    prefix ~ '_epoch': epoch,
+    prefix ~ '_millis': (micros // 1000) | string,
+  }) }}
+{% endmacro %}
+
+{% macro _vulcan_filter_literal(dt, time_type, py_format) %}
+  {%- if time_type == 'date' -%}
+    {{ return("CAST('" ~ dt.strftime('%Y-%m-%d') ~ "' AS DATE)") }}
+  {%- elif time_type in ('timestamp', 'timestamp_ntz') -%}
+    {{ return("CAST('" ~ dt.strftime('%Y-%m-%d %H:%M:%S') ~ '.' ~ ('%06d' | format(dt.microsecond)) ~ "' AS TIMESTAMP)") }}
+  {%- elif time_type == 'string' -%}
+    {{ return("'" ~ dt.strftime(py_format).replace("'", "''") ~ "'") }}
+  {%- elif time_type == 'epoch_millis' -%}
+    {{ return((dbt_vulcan._vulcan_micros(dt) // 1000) | string) }}
+  {%- endif -%}
+  {{ return((dbt_vulcan._vulcan_micros(dt) // 1000000) | string) }}
+{% endmacro %}
+
+{#- A strftime format from a Python ('%Y-%m-%d') or Spark ('yyyy-MM-dd') one; none gives
+    '%Y-%m-%d'. Formats are validated with the model's config. -#}
+{% macro _vulcan_strftime_format(fmt) %}
+  {%- if fmt is none or not (fmt | trim) -%}{{ return('%Y-%m-%d') }}{%- endif -%}
+  {%- if '%' in fmt -%}{{ return(fmt) }}{%- endif -%}
+  {%- set patterns = {'yyyy': '%Y', 'yy': '%y', 'MM': '%m', 'dd': '%d', 'HH': '%H', 'mm': '%M', 'ss': '%S', 'SSSSSS': '%f'} -%}
+  {%- set out = [] -%}
+  {%- for match in modules.re.finditer("'([^']*)'|(([A-Za-z])\\3*)|([^A-Za-z'])", fmt) -%}
+    {%- if match.group(2) -%}
+      {%- do out.append(patterns[match.group(2)]) -%}
+    {%- elif match.group(4) -%}
+      {%- do out.append('%%' if match.group(4) == '%' else match.group(4)) -%}
+    {%- else -%}
+      {%- do out.append(match.group(1).replace('%', '%%') or "'") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out | join('')) }}
+{% endmacro %}
+
+{#- The current model's query bound to its first interval, for reading its columns (a Python
+    model runs once for it). -#}
+{% macro vulcan_model_query(kind, cfg, plan) %}
+  {%- if model.language == 'python' -%}
+    {{ return(dbt_vulcan.vulcan_python_schema_query(compiled_code, plan.first_interval, plan.execution_time)) }}
+  {%- endif -%}
+  {{ return(dbt_vulcan.vulcan_schema_query(compiled_code, cfg, plan.execution_time, plan.first_interval)) }}
+{% endmacro %}

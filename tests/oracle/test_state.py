@@ -1,0 +1,241 @@
+"""The state oracle (tests/oracle/state.py): the log's replay, interval subtraction, compaction
+and the latest fingerprint, on fixed and hypothesis-generated logs."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from itertools import pairwise
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.schedule import Interval
+from tests.oracle.state import (
+    StateRow,
+    compact,
+    last_fingerprint,
+    replay,
+    replay_all,
+    subtract,
+)
+
+D = datetime
+T0 = D(2025, 2, 1, 12)
+
+
+def jan(day: int, hour: int = 0) -> datetime:
+    return D(2025, 1, day, hour)
+
+
+def row(
+    start: datetime,
+    end: datetime,
+    kind: str = "processed",
+    *,
+    relation: str = "db.m",
+    fp: str = "f1",
+    inv: str = "i1",
+    at: int = 0,
+    seq: int = 0,
+) -> StateRow:
+    return StateRow(relation, start, end, kind, fp, inv, T0 + timedelta(minutes=at), seq)
+
+
+# ------------------------------------------------------------------------ subtract
+
+
+def test_subtract() -> None:
+    a = [(jan(1), jan(10))]
+    assert subtract(a, [(jan(3), jan(4)), (jan(6), jan(8))]) == [
+        (jan(1), jan(3)),
+        (jan(4), jan(6)),
+        (jan(8), jan(10)),
+    ]
+    assert subtract(a, [(D(2024, 1, 1), jan(2)), (jan(9), D(2026, 1, 1))]) == [(jan(2), jan(9))]
+    assert subtract(a, [(D(2024, 1, 1), D(2026, 1, 1))]) == []
+    assert subtract(a, []) == a
+    assert subtract([], a) == []
+    assert subtract([(jan(5), jan(6)), (jan(1), jan(3)), (jan(2), jan(4))], [(jan(3), jan(5))]) == [
+        (jan(1), jan(3)),
+        (jan(5), jan(6)),
+    ]
+
+
+# -------------------------------------------------------------------------- replay
+
+
+def test_replay_adds_and_merges() -> None:
+    rows = [row(jan(3), jan(5), at=1), row(jan(1), jan(3)), row(jan(7), jan(8), at=2)]
+    assert replay(rows) == [(jan(1), jan(5)), (jan(7), jan(8))]
+    assert replay([]) == []
+
+
+def test_replay_removed_subtracts_in_order() -> None:
+    rows = [
+        row(jan(1), jan(11), at=0),
+        row(jan(4), jan(6), "removed", at=1),
+        row(jan(5), jan(6), at=2),
+    ]
+    assert replay(rows) == [(jan(1), jan(4)), (jan(5), jan(11))]
+    # the same rows recorded in a different order give a different history
+    reordered = [
+        row(jan(1), jan(11), at=0),
+        row(jan(5), jan(6), at=1),
+        row(jan(4), jan(6), "removed", at=2),
+    ]
+    assert replay(reordered) == [(jan(1), jan(4)), (jan(6), jan(11))]
+
+
+def test_replay_seq_breaks_ties() -> None:
+    rows = [
+        row(jan(1), jan(3), "removed", at=0, seq=2),
+        row(jan(1), jan(3), at=0, seq=1),
+    ]
+    assert replay(rows) == []
+    rows = [
+        row(jan(1), jan(3), "removed", at=0, seq=1),
+        row(jan(1), jan(3), at=0, seq=2),
+    ]
+    assert replay(rows) == [(jan(1), jan(3))]
+
+
+def test_replay_full_history_removal() -> None:
+    rows = [row(jan(1), jan(11)), row(D(2024, 1, 1), D(9999, 12, 31), "removed", at=1)]
+    assert replay(rows) == []
+
+
+def test_replay_rejects_mixed_relations_and_bad_kind() -> None:
+    with pytest.raises(ValueError, match="one relation"):
+        replay([row(jan(1), jan(2)), row(jan(1), jan(2), relation="db.other")])
+    with pytest.raises(ValueError, match="'deleted' is not one of: processed, removed"):
+        replay([row(jan(1), jan(2), "deleted")])
+
+
+def test_replay_all_groups_by_relation() -> None:
+    rows = [
+        row(jan(1), jan(2), relation="a"),
+        row(jan(5), jan(6), relation="b"),
+        row(jan(2), jan(3), relation="a", at=1),
+        row(jan(5), jan(6), "removed", relation="b", at=1),
+    ]
+    assert replay_all(rows) == {"a": [(jan(1), jan(3))], "b": []}
+    assert replay_all([]) == {}
+
+
+# ------------------------------------------------------------------------- compact
+
+
+def test_compact_keeps_latest_contributor() -> None:
+    rows = [
+        row(jan(1), jan(3), fp="old", inv="i1", at=0),
+        row(jan(3), jan(5), fp="new", inv="i2", at=5, seq=1),
+        row(jan(8), jan(9), fp="mid", inv="i3", at=3),
+        row(jan(9), jan(12), fp="gone", inv="i4", at=4),
+        row(jan(9), jan(12), "removed", fp="gone", inv="i5", at=6),
+    ]
+    assert compact(rows) == [
+        StateRow("db.m", jan(1), jan(5), "processed", "new", "i2", T0 + timedelta(minutes=5), 1),
+        StateRow("db.m", jan(8), jan(9), "processed", "mid", "i3", T0 + timedelta(minutes=3), 0),
+    ]
+
+
+def test_compact_multiple_relations_and_empty() -> None:
+    rows = [
+        row(jan(1), jan(2), relation="b"),
+        row(jan(1), jan(2), relation="a"),
+        row(jan(1), jan(2), "removed", relation="c"),
+    ]
+    assert [(r.relation, r.interval) for r in compact(rows)] == [
+        ("a", (jan(1), jan(2))),
+        ("b", (jan(1), jan(2))),
+    ]
+    assert compact([]) == []
+
+
+# ---------------------------------------------------------------- last_fingerprint
+
+
+def test_last_fingerprint() -> None:
+    rows = [
+        row(jan(1), jan(2), fp="a", at=0),
+        row(jan(2), jan(3), fp="b", at=2),
+        row(jan(2), jan(3), "removed", fp="c", at=3),
+        row(jan(4), jan(5), fp="d", at=2, seq=1),
+        row(jan(4), jan(5), fp="other", relation="db.x", at=9),
+    ]
+    assert last_fingerprint(rows, "db.m") == "d"
+    assert last_fingerprint(rows) == "other"
+    assert last_fingerprint([]) is None
+    assert last_fingerprint([row(jan(1), jan(2), "removed")]) is None
+
+
+# ---------------------------------------------------------------------- properties
+
+state_rows = st.lists(
+    st.builds(
+        lambda rel, start, length, kind, at, seq, fp: row(
+            jan(1) + timedelta(hours=start),
+            jan(1) + timedelta(hours=start + length),
+            kind,
+            relation=rel,
+            fp=fp,
+            at=at,
+            seq=seq,
+        ),
+        st.sampled_from(["a", "b"]),
+        st.integers(min_value=0, max_value=200),
+        st.integers(min_value=0, max_value=60),
+        st.sampled_from(["processed", "processed", "removed"]),
+        st.integers(min_value=0, max_value=6),
+        st.integers(min_value=0, max_value=3),
+        st.sampled_from(["f1", "f2", "f3"]),
+    ),
+    max_size=25,
+)
+
+
+def _hours(intervals: list[Interval]) -> set[datetime]:
+    out: set[datetime] = set()
+    for start, end in intervals:
+        cur = start
+        while cur < end:
+            out.add(cur)
+            cur += timedelta(hours=1)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=state_rows)
+def test_replay_matches_cell_model(rows: list[StateRow]) -> None:
+    for relation in ("a", "b"):
+        mine = [r for r in rows if r.relation == relation]
+        cells: set[datetime] = set()
+        for r in sorted(mine, key=lambda r: (r.recorded_at, r.seq)):
+            span = _hours([r.interval])
+            cells = cells | span if r.kind == "processed" else cells - span
+        result = replay(mine)
+        assert _hours(result) == cells
+        for (_, end), (start, _) in pairwise(result):
+            assert end < start  # merged: neither overlapping nor adjacent
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=state_rows)
+def test_compact_is_equivalent(rows: list[StateRow]) -> None:
+    compacted = compact(rows)
+    expected = {rel: ivs for rel, ivs in replay_all(rows).items() if ivs}
+    assert {rel: ivs for rel, ivs in replay_all(compacted).items() if ivs} == expected
+    last_runs = []  # relations whose latest processed row is an empty range (an untracked run)
+    for relation in ("a", "b"):
+        mine = [r for r in rows if r.relation == relation]
+        assert replay([r for r in compacted if r.relation == relation]) == replay(mine)
+        processed = [r for r in mine if r.kind == "processed"]
+        order = [(r.recorded_at, r.seq, r.start, r.end) for r in processed]
+        latest = processed[order.index(max(order))] if processed else None
+        if latest is not None and latest.start >= latest.end:
+            last_runs.append(latest)
+    assert all(r.kind == "processed" for r in compacted)
+    assert [r for r in compacted if r.start >= r.end] == last_runs
+    assert len(compacted) == sum(len(ivs) for ivs in expected.values()) + len(last_runs)
+    assert compact(compacted) == compacted

@@ -1,0 +1,277 @@
+"""Macro rendering: the exact SQL each strategy and helper issues (no database)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.support.macro_harness import (
+    INVOCATION_ID,
+    STAGE,
+    CompilerError,
+    FakeResult,
+    Harness,
+    appended_values,
+    is_state_append,
+    relation,
+    squash,
+)
+
+_HARNESS: Harness | None = None
+
+
+@pytest.fixture
+def h() -> Harness:
+    """One harness per test module (loading every macro takes seconds), reset per test."""
+    global _HARNESS
+    if _HARNESS is None:
+        _HARNESS = Harness()
+    return _HARNESS.reset()
+
+
+CFG = {
+    "kind": "incremental_by_time_range",
+    "time_column": "order_date",
+    "partition_cols": ["order_date"],
+    "file_format": "parquet",
+}
+BATCH = {"index": 1, "count": 1, "start": "2025-01-01 00:00:00", "end": "2025-01-08 00:00:00"}
+FILTER = "`order_date` >= CAST('2025-01-01' AS DATE) AND `order_date` <= CAST('2025-01-07' AS DATE)"
+SQL = "select * from (select 1) as vulcan_batch where " + FILTER
+
+
+def args(harness: Harness, dirty: bool = False, **cfg: Any) -> dict[str, Any]:
+    model = {"name": "t", "config": {"time_column": "order_date", "start": "2025-01-01"}}
+    removed = None
+    if dirty:
+        harness.context["model"] = {**harness.context["model"], "unique_id": "model.p.t"}
+        removed = harness.call(
+            "vulcan_state_values", relation(), [[BATCH["start"], BATCH["end"]]], "removed", "fp"
+        )
+    return {
+        "relation": relation(),
+        "model": model,
+        "cfg": {**CFG, **cfg},
+        "batch": BATCH,
+        "sql": SQL,
+        "filter": FILTER,
+        "time_type": "date",
+        "dirty": dirty,
+        "per_run": {},
+        "removed_rows": removed,
+    }
+
+
+def test_delta_replaces_the_range_in_one_statement(h: Harness) -> None:
+    h.call("vulcan_time_range_delta", args(h))
+    # REPLACE WHERE matches columns by position: the rows in the table's order, by name
+    assert h.statements == [
+        "describe s.t",
+        f"insert into s.t replace where {FILTER} select `d`, `n` from ({SQL}) as vulcan_by_name",
+    ]
+
+
+def test_parquet_new_range_is_one_dynamic_overwrite(h: Harness) -> None:
+    h.call("vulcan_time_range_parquet", args(h))
+    assert h.statements == [f"insert overwrite table s.t by name {SQL}"]
+
+
+def test_parquet_dirty_range_marks_removed_then_drops_its_partitions(h: Harness) -> None:
+    h.query_results["show partitions s.t"] = FakeResult(
+        [
+            ("order_date=2024-12-31",),
+            ("order_date=2025-01-02",),
+            ("order_date=2025-01-07",),
+            ("order_date=2025-01-08",),
+        ]
+    )
+    h.call("vulcan_time_range_parquet", args(h, dirty=True))
+    assert is_state_append(h.statements[0])
+    assert "'removed'" in h.statements[0]
+    assert h.statements[1:] == [
+        "show partitions s.t",
+        "alter table s.t drop if exists partition (`order_date` = '2025-01-02'), "
+        "partition (`order_date` = '2025-01-07')",
+        f"insert overwrite table s.t by name {SQL}",
+    ]
+
+
+def test_parquet_not_partitioned_by_time_is_a_staged_rewrite(h: Harness) -> None:
+    h.call("vulcan_time_range_parquet", args(h, partition_cols=[]))
+    assert h.statements == [
+        f"create table s.t{STAGE} using parquet as select * from s.t "
+        f"where not coalesce({FILTER}, false)",
+        f"insert into s.t{STAGE} by name {SQL}",
+        f"alter table s.t{STAGE} set tblproperties ('vulcan.replay' = 'overwrite')",
+        f"insert overwrite table s.t by name select * from s.t{STAGE}",
+        f"drop table if exists s.t{STAGE}",
+    ]
+
+
+def test_iceberg_dirty_range_deletes_then_inserts(h: Harness) -> None:
+    h.call("vulcan_time_range_iceberg", args(h, dirty=True, file_format="iceberg"))
+    assert "'removed'" in h.statements[0]
+    assert h.statements[1:] == [f"delete from s.t where {FILTER}", f"insert into s.t by name {SQL}"]
+
+
+def test_iceberg_new_range_only_inserts(h: Harness) -> None:
+    h.call("vulcan_time_range_iceberg", args(h, file_format="iceberg"))
+    assert h.statements == [f"insert into s.t by name {SQL}"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "replace", "head", "options"),
+    [
+        (
+            "parquet",
+            False,
+            "create table s.t using parquet",
+            "options ('partitionOverwriteMode' = 'dynamic')",
+        ),
+        ("delta", True, "create or replace table s.t using delta", ""),
+        ("iceberg", False, "create table s.t using iceberg", ""),
+    ],
+)
+def test_create_empty_table(h: Harness, fmt: str, replace: bool, head: str, options: str) -> None:
+    h.reset(config={"tblproperties": {"delta.appendOnly": "false"}} if fmt == "delta" else {})
+    cfg = {**CFG, "file_format": fmt}
+    h.call("vulcan_create_empty_table", relation(), "select 1 as order_date", cfg, replace)
+    sql = h.statements[0]
+    assert sql.startswith(head)
+    assert options in sql
+    assert "partitioned by (order_date)" in sql
+    assert sql.endswith("as select * from (select 1 as order_date) as vulcan_schema where 1 = 0")
+    if fmt == "delta":  # dbt-spark's own clause, reached through the spark__ fallback
+        assert "tblproperties ('delta.appendOnly' = 'false')" in sql
+
+
+def test_state_table_ddl_and_relation(h: Harness) -> None:
+    assert str(h.call("vulcan_state_relation")) == "vulcan_state.vulcan_intervals"
+    create_schema, create_table = (squash(s) for s in h.call("vulcan_create_state_table_sql"))
+    assert create_schema == "create schema if not exists vulcan_state"
+    assert create_table.startswith("create table if not exists vulcan_state.vulcan_intervals (")
+    # parquet: every append its own partition; Hive's DDL, whose create-if-not-exists a
+    # lost race cannot fail
+    assert create_table.endswith(
+        "seq int, details string) partitioned by (relation string, append_id string) "
+        "stored as parquet"
+    )
+    assert "relation string, model_id" not in create_table
+    h.context["target"] = {**h.context["target"], "state_file_format": "iceberg"}
+    try:
+        _, create_iceberg = (squash(s) for s in h.call("vulcan_create_state_table_sql"))
+        h.context["target"] = {**h.context["target"], "state_file_format": "delta"}
+        _, create_delta = (squash(s) for s in h.call("vulcan_create_state_table_sql"))
+        h.call("vulcan_record_intervals", "('s.t', 'm')")
+    finally:
+        h.context["target"] = {**h.context["target"], "state_file_format": "parquet"}
+    assert create_delta.endswith(
+        "(relation string, model_id string, interval_start string, "
+        "interval_end string, row_type string, fingerprint string, "
+        "invocation_id string, recorded_at string, seq int, "
+        "details string) using delta partitioned by (relation)"
+    )
+    assert h.statements == ["insert into vulcan_state.vulcan_intervals values ('s.t', 'm')"]
+    # Iceberg retries a commit that lost a race with another append, more than its default 4
+    # partitioned by relation: a fold deletes in its own relation's partition (state/fold.sql)
+    assert create_iceberg.endswith(
+        "details string) using iceberg partitioned by (relation) "
+        "tblproperties ('commit.retry.num-retries' = '30')"
+    )
+
+
+def test_parquet_appends_each_get_their_own_partition(h: Harness) -> None:
+    h.call("vulcan_record_intervals", "('s.t', 'm')")
+    h.call("vulcan_record_intervals", "('s.t', 'm')")
+    first, second = h.statements
+    assert appended_values(first) == "('s.t', 'm')"
+    ids = [s.split("relation, '", 1)[1].split("'", 1)[0] for s in (first, second)]
+    assert ids[0] != ids[1] and all(i.startswith(INVOCATION_ID + "-") for i in ids)
+
+
+def test_record_intervals_appends_escaped_rows(h: Harness) -> None:
+    rows = h.call(
+        "vulcan_state_values",
+        relation(),
+        [["2025-01-01 00:00:00", "2025-01-02 00:00:00"], ["2025-01-03 00:00:00", "2025-01-04"]],
+        "processed",
+        "fp",
+        '{"time_type": "date"}',
+        "model.p.it's",
+    )
+    h.call("vulcan_record_intervals", rows)
+    assert len(h.statements) == 1
+    statement = appended_values(h.statements[0])
+    assert statement.startswith("('s.t', ")
+    assert "'model.p.it\\'s'" in statement
+    assert "'2025-01-01 00:00:00', '2025-01-02 00:00:00', 'processed', 'fp'" in statement
+    # one row per interval, numbered in the statement; details escaped
+    assert statement.count("('s.t', ") == 2
+    assert ', 1, \'{"time_type": "date"}\')' in statement
+    assert statement.endswith(', 2, \'{"time_type": "date"}\')')
+
+
+def test_strategy_lookup_lists_available_formats(h: Harness) -> None:
+    assert (
+        h.call("vulcan_strategy_macro", "time_range", "delta")
+        is h.context["vulcan_time_range_delta"]
+    )
+    with pytest.raises(CompilerError, match=r'"hudi".*available: delta, iceberg, parquet'):
+        h.call("vulcan_strategy_macro", "time_range", "hudi")
+
+
+class _Col:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _stale_stages(
+    h: Harness, monkeypatch: pytest.MonkeyPatch, stages: list[Any], columns: list[str]
+) -> None:
+    """What the adapter reports in recovery: the stale stages and the first one's columns."""
+    adapter = h.context["adapter"]
+    monkeypatch.setattr(adapter, "vulcan_stale_stages", lambda rel: stages, raising=False)
+    columns_of = lambda rel: [_Col(c) for c in columns]  # noqa: E731
+    monkeypatch.setattr(adapter, "get_columns_in_relation", columns_of, raising=False)
+    drop = lambda rel: h.statements.append(f"drop table if exists {rel}")  # noqa: E731
+    monkeypatch.setattr(adapter, "drop_relation", drop, raising=False)
+
+
+def test_recovery_replays_a_marked_stage_and_drops_an_unmarked_one(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marked = relation(identifier=f"t{STAGE}")
+    unmarked = relation(identifier="t__vulcan_changes_99aa00bb11cc")
+    _stale_stages(h, monkeypatch, [marked, unmarked], ["id", "amount", "__vulcan_marker"])
+    h.query_results[f"show tblproperties s.t{STAGE}"] = FakeResult(
+        [("transient_lastDdlTime", "1"), ("vulcan.replay", "overwrite")]
+    )
+    h.call("vulcan_recover_interrupted_write", relation(), CFG)
+    assert h.statements == [
+        f"show tblproperties s.t{STAGE}",
+        f"insert overwrite table s.t by name select `id`, `amount` from s.t{STAGE} "
+        "where not __vulcan_marker",
+        f"drop table if exists s.t{STAGE}",
+        "show tblproperties s.t__vulcan_changes_99aa00bb11cc",
+        "drop table if exists s.t__vulcan_changes_99aa00bb11cc",
+    ]
+
+
+def test_recovery_without_stale_stages_issues_nothing(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _stale_stages(h, monkeypatch, [], [])
+    h.call("vulcan_recover_interrupted_write", relation(), CFG)
+    assert h.statements == []
+
+
+def test_stage_of_one_table_only() -> None:
+    from dbt.adapters.vulcan.impl import is_stage_of
+
+    assert is_stage_of("Orders", "orders__vulcan_stage_0123abcd4567")
+    assert is_stage_of("orders", "orders__vulcan_changes_0123abcd4567")
+    assert not is_stage_of("orders", "orders__vulcan_stage")  # no run id
+    assert not is_stage_of("orders", "orders_v2__vulcan_stage_0123abcd4567")
+    assert not is_stage_of("ord", "orders__vulcan_stage_0123abcd4567")
+    assert not is_stage_of("orders", "orders__vulcan_stage_01_x")

@@ -1,0 +1,640 @@
+"""The run-operations in Jinja (macros/operations/), checked against their Python oracle
+(tests/oracle/): model selection (operations.select_nodes), the log's replay and compaction
+(state.replay, state.compact, state.RelationState and values_sql), the reports of plan and
+status (operations.build_reports, with planning.plan_model's batches) and their texts, and
+history's (operations.format_*), and what vulcan_restate records (operations.restatements),
+on hypothesis-generated logs."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dbt.adapters.vulcan.timeutil import VulcanConfigError, format_ts
+from tests.oracle import config as model_config
+from tests.oracle import operations
+from tests.oracle.planning import RunVars, plan_model
+from tests.oracle.state import RelationState, StateRow, compact, merge_ranges, values_sql
+from tests.support.macro_harness import (
+    CompilerError,
+    FakeResult,
+    Harness,
+    appended_values,
+    is_state_append,
+    squash,
+)
+from tests.support.state_logs import (
+    RECORDED,
+    T0,
+    by_key,
+    jinja_row,
+    logs,
+    micros,
+    states,
+)
+
+_H = Harness()
+
+
+def node(
+    name: str, config: dict[str, Any], tags: list[str] | None = None, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "unique_id": f"model.p.{name}",
+        "resource_type": "model",
+        "schema": "Sales",
+        "alias": name,
+        "database": None,
+        "tags": tags or [],
+        "raw_code": f"select * from src_{name}",
+        "language": "sql",
+        "config": config,
+        "unrendered_config": {},
+        **extra,
+    }
+
+
+TR = "incremental_by_time_range"
+NODES = [
+    node(
+        "daily",
+        {"materialized": TR, "time_column": "d", "start": "2025-01-01", "batch_size": 3},
+        ["sales"],
+    ),
+    node(
+        "hourly",
+        {
+            "materialized": TR,
+            "time_column": "t",
+            "cron": "0 * * * *",
+            "start": "2025-01-02 05:00",
+            "lookback": 2,
+        },
+        ["sales", "fine"],
+    ),
+    node(
+        "monthly",
+        {"materialized": TR, "time_column": "d", "interval_unit": "month", "start": "2025-01-15"},
+    ),
+    node(
+        "weekly",
+        {"materialized": TR, "time_column": "d", "cron": "@weekly", "start": "2025-01-01"},
+    ),
+    node(
+        "bounded",
+        {
+            "materialized": TR,
+            "time_column": "d",
+            "start": "2025-01-03",
+            "end": "2025-02-10",
+            "batch_size": 5,
+        },
+    ),
+    node(
+        "partial",
+        {
+            "materialized": TR,
+            "time_column": "d",
+            "interval_unit": "day",
+            "cron": "0 */6 * * *",
+            "allow_partials": True,
+            "start": "2025-01-01",
+        },
+    ),
+    node("keyed", {"materialized": "incremental_by_unique_key", "unique_key": ["id"]}),
+    node(
+        "keyed_start",
+        {"materialized": "incremental_by_unique_key", "unique_key": "id", "start": "2025-01-05"},
+    ),
+    node("broken", {"materialized": TR, "start": "2025-01-01", "lookback": -1}),
+    node("locked", {"materialized": "incremental_unmanaged", "disable_restatement": True}),
+]
+OTHERS = [
+    {**node("plain", {"materialized": "table"})},
+    {**node("seed_like", {"materialized": TR}), "resource_type": "seed"},
+]
+KEYS = [operations.relation_key(n) for n in NODES]
+
+
+# ----------------------------------------------------------------------------- the log
+
+
+def iv(ranges: list[tuple[datetime, datetime]]) -> list[list[int]]:
+    return [[micros(s), micros(e)] for s, e in ranges]
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=logs(["s.m"], max_rows=20))
+def test_replay_equals_relation_state(rows: list[StateRow]) -> None:
+    oracle = RelationState(tuple(rows))
+    got = _H.call("_vulcan_op_summary", by_key(rows).get("s.m", []))
+    assert got["processed"] == iv(oracle.processed)
+    assert got["pending_restatements"] == iv(oracle.pending_restatements)
+    assert got["pending_full"] == oracle.pending_full_restatement
+    latest = oracle.latest
+    assert got["latest"] == (jinja_row(latest) if latest is not None else None)
+
+
+def test_a_restatement_processed_again_is_not_pending_after_a_later_removal() -> None:
+    """Restated, recomputed, then removed by a re-processed batch's marker: the range is
+    missing, not a pending restatement (what the fold may drop); restated again: pending."""
+    day = timedelta(days=1)
+
+    def row(seq: int, kind: str, details: str = "") -> StateRow:
+        return StateRow(
+            "s.m", T0, T0 + day, kind, "f1", "inv", RECORDED + seq * day, seq, "model.p.m", details
+        )
+
+    restate = '{"restate": true, "full": false}'
+    log = [row(0, "processed"), row(1, "removed", restate), row(2, "processed"), row(3, "removed")]
+    for rows, pending in [(log, []), ([*log, row(4, "removed", restate)], [(T0, T0 + day)])]:
+        assert RelationState(tuple(rows)).pending_restatements == pending
+        got = _H.call("_vulcan_op_summary", by_key(rows)["s.m"])
+        assert got["pending_restatements"] == iv(pending)
+        assert got["processed"] == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=logs(["s.b", "s.a", "s.c"], max_rows=20))
+def test_compact_equals_state_compact(rows: list[StateRow]) -> None:
+    got = _H.call("_vulcan_op_compact", by_key(rows))
+    expected = compact(rows)
+    assert got == [jinja_row(r) for r in expected]
+    assert _H.call("_vulcan_op_values_sql", got) == values_sql(expected)
+
+
+def test_values_sql_escapes() -> None:
+    row = StateRow(
+        "s.m", T0, T0 + timedelta(microseconds=5), "processed", "f'1", "i\\d", RECORDED, 3
+    )
+    got = _H.call("_vulcan_op_values_sql", [jinja_row(row), jinja_row(row)])
+    assert got == values_sql([row, row])
+
+
+def test_read_log_is_one_plain_query_and_orders_rows_for_replay() -> None:
+    """One SELECT of the stored columns (no function, no order); the times parsed from the
+    text the log stores or from the datetimes dbt's result table makes of it, a fingerprint of
+    digits back to its 16 characters, the rows in replay order: (recorded_at, seq), processed
+    before removed, then the bounds."""
+    seen: list[str] = []
+    later = T0 + timedelta(days=1)
+    result = FakeResult(
+        [
+            (
+                "s.a",
+                "m1",
+                format_ts(later),
+                format_ts(later + timedelta(days=1)),
+                "processed",
+                "0123456789abcdef",
+                "i3",
+                format_ts(RECORDED + timedelta(seconds=1)),
+                0,
+                None,
+            ),
+            (
+                "s.a",
+                "m1",
+                T0,
+                T0 + timedelta(microseconds=5),
+                "processed",
+                None,
+                "i1",
+                RECORDED,
+                Decimal(2),
+                '{"reset": true}',
+            ),
+            (
+                "s.b",
+                None,
+                "1970-01-01 00:00:00.000001",
+                "1970-01-01 00:00:00.000002",
+                "removed",
+                Decimal(123456789),
+                None,
+                "1970-01-01 00:00:00.000003",
+                None,
+                None,
+            ),
+            (
+                "s.a",
+                "m1",
+                format_ts(T0),
+                format_ts(later),
+                "removed",
+                "f",
+                "i2",
+                format_ts(RECORDED),
+                2,
+                "",
+            ),
+        ]
+    )
+
+    def run_query(sql: str) -> FakeResult:
+        seen.append(squash(sql))
+        return result
+
+    _H.context["run_query"] = run_query
+    try:
+        got = _H.call("_vulcan_op_read_log", ["s.a", "s.b"])
+        assert _H.call("_vulcan_op_read_log", []) == {}
+        _H.call("_vulcan_op_read_log")
+    finally:
+        _H.context["run_query"] = _H._run_query
+    assert len(seen) == 2
+    assert seen[0] == (
+        "select relation, model_id, interval_start, interval_end, row_type, fingerprint, "
+        "invocation_id, recorded_at, seq, details, append_id from vulcan_state.vulcan_intervals "
+        "where relation in ('s.a', 's.b')"
+    )
+    assert "where" not in seen[1]
+    assert got["s.a"][0] == {
+        "relation": "s.a",
+        "model_id": "m1",
+        "start": micros(T0),
+        "end": micros(T0) + 5,
+        "row_type": "processed",
+        "fingerprint": "",
+        "invocation_id": "i1",
+        "at": micros(RECORDED),
+        "seq": 2,
+        "details": '{"reset": true}',
+        # parquet: the append (partition) a row came from; none in these canned rows
+        "append_id": "",
+    }
+    # the same moment and seq: processed before removed; then the later row
+    assert [(r["row_type"], r["invocation_id"]) for r in got["s.a"]] == [
+        ("processed", "i1"),
+        ("removed", "i2"),
+        ("processed", "i3"),
+    ]
+    assert got["s.a"][2]["fingerprint"] == "0123456789abcdef"
+    assert got["s.a"][2]["start"] == micros(later)
+    assert got["s.b"] == [
+        {
+            "relation": "s.b",
+            "model_id": "",
+            "start": 1,
+            "end": 2,
+            "row_type": "removed",
+            "fingerprint": "0000000123456789",
+            "invocation_id": "",
+            "at": 3,
+            "seq": 0,
+            "details": "",
+            "append_id": "",
+        }
+    ]
+
+
+# ----------------------------------------------------------------------- the reports
+
+
+@st.composite
+def situations(draw: Any) -> dict[str, Any]:
+    rows = draw(logs(KEYS, max_rows=24))
+    # a table missing or present per model
+    exists = {n["unique_id"]: draw(st.booleans()) for n in NODES}
+    execution = T0 + timedelta(
+        days=draw(st.sampled_from([2, 20, 45, 90, 140])),
+        minutes=draw(st.sampled_from([0, 0, 30, 397, 1439])),
+    )
+    chosen = draw(
+        st.lists(st.sampled_from(NODES), min_size=1, max_size=5, unique_by=lambda n: n["name"])
+    )
+    return {"rows": rows, "exists": exists, "execution": execution, "nodes": chosen}
+
+
+def py_reports(s: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    run_vars = RunVars(execution_time=s["execution"])
+    st_ = states(s["rows"])
+    return operations.build_reports(s["nodes"], st_, s["exists"], run_vars), st_
+
+
+def jinja_reports(s: dict[str, Any], with_plans: bool) -> Any:
+    run_vars = RunVars(execution_time=s["execution"])
+    st_ = states(s["rows"])
+    plans = {}
+    for n in s["nodes"] if with_plans else []:
+        try:
+            cfg = model_config.settings(n, n["config"]["materialized"])
+        except VulcanConfigError:
+            continue
+        state = st_.get(operations.relation_key(n), RelationState(()))
+        present = s["exists"][n["unique_id"]]
+        plans[n["unique_id"]] = plan_model(
+            cfg, n["raw_code"], state, run_vars, not present
+        ).as_dict()
+    return _H.call(
+        "_vulcan_op_reports",
+        s["nodes"],
+        s["exists"],
+        by_key(s["rows"]),
+        {"execution_time": s["execution"]},
+        plans,
+    )
+
+
+def py_meaning(report: Any, with_plans: bool) -> dict[str, Any]:
+    """What a report says, not how its text says it (ranges in epoch microseconds, merged)."""
+    if report.error:
+        return {"name": report.name, "kind": report.kind, "error": True}
+    return {
+        "name": report.name,
+        "kind": report.kind,
+        "error": False,
+        "tracked": report.tracked,
+        "date_grain": report.date_grain,
+        "exists": report.exists,
+        "processed": iv(merge_ranges(report.processed)),
+        "missing": iv(merge_ranges(report.missing)),
+        "pending_restatements": iv(merge_ranges(report.pending_restatements)),
+        "full_restatement": report.full_restatement,
+        "batches": [(b["start"], b["end"], b["intervals"]) for b in report.batches]
+        if with_plans
+        else [],
+        "changed": report.changed and with_plans,
+    }
+
+
+def jinja_meaning(report: dict[str, Any]) -> dict[str, Any]:
+    if report["error"]:
+        return {"name": report["name"], "kind": report["kind"], "error": True}
+    return {
+        "name": report["name"],
+        "kind": report["kind"],
+        "error": False,
+        "tracked": report["tracked"],
+        "date_grain": report["date_grain"],
+        "exists": report["exists"],
+        "processed": [list(r) for r in report["processed"]],
+        "missing": [list(r) for r in report["missing"]],
+        "pending_restatements": [list(r) for r in report["pending_restatements"]],
+        "full_restatement": report["full_restatement"],
+        "batches": [(b["start"], b["end"], b["intervals"]) for b in report["batches"]],
+        "changed": report["changed"],
+    }
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(s=situations(), with_plans=st.booleans())
+def test_reports_mean_what_build_reports_says(s: dict[str, Any], with_plans: bool) -> None:
+    """The reports plan (with the models' plans) and status (without) print, compared by what
+    they say: per model an invalid config, or whether it is tracked, its table exists, what is
+    processed, missing and restated (a full restatement pending), the next run's batches and
+    whether the model changed since its intervals were recorded."""
+    reports, _ = py_reports(s)
+    got = jinja_reports(s, with_plans)
+    assert [jinja_meaning(r) for r in got] == [py_meaning(r, with_plans) for r in reports]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(s=situations())
+def test_plan_text_equals_format_plan(s: dict[str, Any]) -> None:
+    reports, _ = py_reports(s)
+    expected = operations.format_plan(reports, s["execution"])
+    got = _H.call("_vulcan_op_format_plan", jinja_reports(s, True), s["execution"])
+    assert got == expected
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    s=situations(),
+    since=st.none() | st.datetimes(datetime(2024, 12, 1), datetime(2025, 5, 1)),
+    until=st.none() | st.datetimes(datetime(2025, 1, 1), datetime(2025, 6, 1)),
+)
+def test_status_text_equals_format_status(
+    s: dict[str, Any], since: datetime | None, until: datetime | None
+) -> None:
+    reports, st_ = py_reports(s)
+    expected = operations.format_status(reports, st_, s["nodes"], since, until)
+    got = _H.call("_vulcan_op_format_status", jinja_reports(s, False), since, until)
+    assert got == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=logs(KEYS[:3], max_rows=24), limit=st.sampled_from([10, 2, 1, 0, -1]))
+def test_history_text_equals_format_history(rows: list[StateRow], limit: int) -> None:
+    nodes = NODES[:3]
+    expected = operations.format_history(nodes, states(rows), limit)
+    assert _H.call("_vulcan_op_format_history", nodes, by_key(rows), limit) == expected
+
+
+@pytest.mark.parametrize(
+    ("limit", "expected"),
+    [(10, 10), ("3", 3), (" +4 ", 4), ("1_0", 10), (2.7, 2), (True, 1), ("-1", -1)],
+)
+def test_history_limit(limit: Any, expected: int) -> None:
+    assert _H.call("_vulcan_op_limit", limit) == expected == int(limit)
+
+
+@pytest.mark.parametrize("limit", ["ten", None, "1.5", [1]])
+def test_history_limit_refused(limit: Any) -> None:
+    with pytest.raises(CompilerError) as got:
+        _H.call("_vulcan_op_limit", limit)
+    assert str(got.value) == f"limit: {limit!r} is not a whole number"
+
+
+# ------------------------------------------------------------------------ selection
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        None,
+        "",
+        [],
+        "daily",
+        "tag:sales",
+        "hourly tag:sales daily",
+        ["monthly", "tag:fine"],
+        "tag:nothing",
+        "plain",
+        "daily nosuch tag:x",
+        "seed_like",
+    ],
+)
+def test_select_equals_select_nodes(select: Any) -> None:
+    graph = OTHERS + list(reversed(NODES))
+    try:
+        expected = [n["unique_id"] for n in operations.select_nodes(graph, select)]
+    except VulcanConfigError as exc:
+        with pytest.raises(CompilerError) as got:
+            _H.call("_vulcan_select_nodes", graph, select)
+        assert str(got.value) == str(exc)
+        return
+    got = _H.call("_vulcan_select_nodes", graph, select)
+    assert [n["unique_id"] for n in got] == expected
+
+
+def test_select_with_no_model() -> None:
+    with pytest.raises(CompilerError) as got:
+        _H.call("_vulcan_select_nodes", OTHERS, "daily")
+    assert str(got.value) == "select: no dbt-vulcan model matches daily; models: (none)"
+
+
+# -------------------------------------------------------------------------- restate
+
+
+@pytest.mark.parametrize(
+    ("names", "start", "end"),
+    [
+        (["daily"], "2025-01-02", "2025-01-03"),
+        (["daily", "hourly"], "2025-01-02 05:30", "2025-01-02 07:10:00"),
+        (["monthly", "weekly"], "2025-02-03", "2025-02-20"),
+        (["keyed"], "2025-01-02", "2025-01-03"),
+        (["keyed_start", "daily"], "2025-01-02 10:00", "2025-01-09"),
+        (["daily"], "2025-13-01", "2025-01-02"),
+        (["daily"], "2025-01-01", "x"),
+        (["daily"], "2025-01-05", "2025-01-02"),
+        (["daily"], "2025-01-02", "2025-01-02"),
+        (["daily"], None, "2025-01-02"),
+        (["daily"], 1735776000, "2025-01-04 00:00:00"),
+        (["daily", "locked", "broken"], "2025-01-02", "2025-01-03"),
+        (["locked"], "2025-01-02", "2025-01-03"),
+        ([], "2025-01-02", "2025-01-03"),
+    ],
+)
+def test_restatements_equal_the_oracle(names: list[str], start: Any, end: Any) -> None:
+    nodes = [n for n in NODES if n["name"] in names]
+    try:
+        expected = operations.restatements(nodes, start, end)
+    except VulcanConfigError as exc:
+        with pytest.raises(CompilerError) as got:
+            _H.call("_vulcan_op_restatements", nodes, start, end)
+        assert str(got.value) == str(exc)
+        return
+    got = _H.call("_vulcan_op_restatements", nodes, start, end)
+    assert [
+        (
+            f"{r['relation']['schema']}.{r['relation']['identifier']}".lower(),
+            r["name"],
+            r["start"],
+            r["end"],
+            r["full"],
+            r["warning"],
+        )
+        for r in got
+    ] == [(r.relation, r.name, r.start, r.end, r.full, r.warning) for r in expected]
+    assert [r["model_id"] for r in got] == [n["unique_id"] for n in nodes]
+
+
+def test_restate_records_removed_rows_and_prints_the_messages() -> None:
+    printed: list[str] = []
+    nodes = [n for n in NODES if n["name"] in ("daily", "keyed")]
+    select = _H.context["_vulcan_operation_models"]
+    _H.context["print"] = printed.append
+    _H.context["_vulcan_operation_models"] = lambda select: {"nodes": nodes, "exists": {}}
+    try:
+        _H.statements.clear()
+        _H.call("vulcan_restate", "daily keyed", "2025-01-02", "2025-01-03")
+    finally:
+        _H.context["print"] = lambda *a, **k: ""
+        _H.context["_vulcan_operation_models"] = select
+    [insert] = _H.statements
+    assert is_state_append(insert)
+    assert "'sales.daily', 'model.p.daily', '2025-01-02 00:00:00', '2025-01-04 00:00:00'" in insert
+    assert "'removed', '', " in insert
+    assert '{"restate": true, "full": false}' in insert
+    assert '{"restate": true, "full": true}' in insert
+    assert printed == [
+        "Restated daily: 2025-01-02 00:00:00 - 2025-01-04 00:00:00; the next dbt run recomputes it",
+        "Warning: model 'keyed' (incremental_by_unique_key) only supports full-history "
+        "restatement: the requested range 2025-01-02 - 2025-01-03 was widened to the whole "
+        "history from 1900-01-01 00:00:00",
+        "Restated keyed: whole history; the next dbt run recomputes it",
+    ]
+
+
+# --------------------------------------------------------------------------- render
+
+
+def test_compiled_code_from_the_graph_or_rendered_or_refused() -> None:
+    daily = NODES[0]
+    assert _H.call("vulcan_compiled_code", {**daily, "compiled_code": "select 1"}) == ("select 1")
+    with pytest.raises(CompilerError) as got:
+        _H.call("vulcan_compiled_code", daily)
+    assert str(got.value) == "No compiled SQL for model 'daily': run `dbt compile -s daily` first"
+    rendered: list[str] = []
+    _H.context["render"] = lambda text: rendered.append(text) or "compiled"
+    try:
+        assert _H.call("vulcan_compiled_code", daily) == "compiled"
+    finally:
+        _H.context.pop("render")
+    assert rendered == [
+        '{%- set this = api.Relation.create(database=none, schema="Sales", '
+        "identifier=\"daily\", type='table') %}select * from src_daily"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("file_format", "partitioned"), [("parquet", True), ("delta", True), ("delta", False)]
+)
+def test_compact_replaces_the_log_with_its_compaction(file_format: str, partitioned: bool) -> None:
+    """Parquet: the compacted rows are one new append, then exactly the appends the read's rows
+    came from are dropped (one made meanwhile is kept). Delta/Iceberg: staged, then one
+    overwrite (a table partitioned by relation; one created before is replaced by one that
+    is)."""
+    day = timedelta(days=1)
+    log = [
+        StateRow("s.a", T0, T0 + day, "processed", "f", "i1", RECORDED, 0),
+        StateRow("s.a", T0 + day, T0 + 2 * day, "processed", "f", "i2", RECORDED + day, 0),
+    ]
+    state = "vulcan_state.vulcan_intervals"
+    _H.statements.clear()
+    read = by_key(log)
+    for row in read["s.a"]:
+        row["append_id"] = f"{row['invocation_id']}-1"
+    _H.query_results[f"describe table {state}"] = FakeResult(
+        [
+            ("relation", "string", None),
+            ("# Partition Information", "", ""),
+            ("relation", "string", None),
+        ]
+        if partitioned
+        else [("relation", "string", None)]
+    )
+    saved = {k: _H.context[k] for k in ("vulcan_create_state_table", "_vulcan_op_read_log")}
+    target = _H.context["target"]
+    _H.context["vulcan_create_state_table"] = lambda: ""
+    _H.context["_vulcan_op_read_log"] = lambda keys=None: read
+    _H.context["target"] = {**target, "state_file_format": file_format}
+    try:
+        _H.call("vulcan_compact")
+    finally:
+        _H.context.update(saved)
+        _H.context["target"] = target
+        _H.query_results.clear()
+    compacted = values_sql(compact(log))
+    if file_format == "parquet":
+        append, drop = _H.statements
+        assert appended_values(append) == squash(compacted)
+        assert drop == (
+            f"alter table {state} drop if exists "
+            "partition (relation = 's.a', append_id = 'i1-1'), "
+            "partition (relation = 's.a', append_id = 'i2-1')"
+        )
+    else:
+        stage = f"{state}__compact"
+        assert _H.statements == [
+            f"drop table if exists {stage}",
+            "create schema if not exists vulcan_state",
+            f"create table if not exists {stage} (relation string, model_id string, "
+            "interval_start string, interval_end string, row_type string, fingerprint string, "
+            "invocation_id string, recorded_at string, seq int, details string) using delta "
+            "partitioned by (relation)",
+            f"insert into {stage} values {squash(compacted)}",
+            f"describe table {state}",
+            f"insert overwrite table {state} select * from {stage}"
+            if partitioned
+            else f"create or replace table {state} using delta partitioned by (relation) "
+            f"as select * from {stage}",
+            f"drop table if exists {stage}",
+        ]
