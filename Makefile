@@ -58,7 +58,7 @@ PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/funct
 	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py tests/functional/test_plan_equals_run.py \
 	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
-	tests/functional/test_contracts.py $(KINDS)/test_existing_tables.py $(THREADS_TEST) \
+	tests/functional/test_contracts.py tests/functional/test_extension_points.py $(KINDS)/test_existing_tables.py $(THREADS_TEST) \
 	tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill
 
 # (a converted table: the same Jinja as adapter mode, which runs it on every format)
@@ -182,10 +182,10 @@ integration-package: setup
 test: setup
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 test-lane-1: setup
-	$(MAKE) --no-print-directory -j1 functional-parquet functional-iceberg integration-parquet integration-package thrift compat-oldest \
+	$(MAKE) --no-print-directory -j1 functional-parquet functional-iceberg integration-parquet integration-package thrift \
 		PARQUET_BUILDS=1 PACKAGE_BUILDS=1
 test-lane-2: setup
-	$(MAKE) --no-print-directory -j1 lint unit functional-delta functional-package databricks
+	$(MAKE) --no-print-directory -j1 lint unit functional-delta functional-package databricks compat-oldest
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →
 # docs/benchmarks.md; `bench-thrift`: the same against one Spark Thrift Server →
