@@ -3,8 +3,10 @@ plan / status / history report and what vulcan_restate records. The Python refer
 Jinja is checked against (tests/unit/macros/operations/test_operation_macros.py); never run.
 
 The macros gather the dbt graph's nodes and which tables exist, decide and format; here the
-same decisions in Python. `build_reports` plans each model with planning.plan_model, the
-oracle of the Jinja planning the materializations and `vulcan_plan` share.
+same decisions in Python, as data (what each report says): the wording of the reports is the
+Jinja's alone, checked by example in the unit tests. `build_reports` plans each model with
+planning.plan_model, the oracle of the Jinja planning the materializations and `vulcan_plan`
+share.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from typing import Any
 
 from dbt.adapters.vulcan.timeutil import (
     VulcanConfigError,
-    format_range,
     format_ts,
     parse_end,
     parse_time,
@@ -88,17 +89,6 @@ def select_nodes(nodes: Iterable[Any], select: str | list[str] | None) -> list[A
     return chosen
 
 
-def _ranges(intervals: Iterable[Interval], date_grain: bool) -> str:
-    merged = merge_ranges(intervals)
-    if not merged:
-        return "none"
-    return ", ".join(format_range(s, e, date_grain) for s, e in merged)
-
-
-# the status of a kind without `start`: its runs are recorded, not intervals
-UNTRACKED = "not tracked (each run computes the whole query; no start)"
-
-
 @dataclass
 class ModelReport:
     name: str
@@ -159,127 +149,93 @@ def build_reports(
     return reports
 
 
-def format_plan(reports: list[ModelReport], execution_time: datetime) -> str:
-    lines = [f"vulcan plan (execution time {format_ts(execution_time)})", ""]
-    errors = [r for r in reports if r.error]
-    backfill = [r for r in reports if not r.error and r.tracked and r.batches]
-    if backfill:
-        lines.append("Models needing backfill (missing dates):")
-        for i, r in enumerate(backfill):
-            branch = "└──" if i == len(backfill) - 1 else "├──"
-            due = [(_ts(b["start"]), _ts(b["end"])) for b in r.batches]
-            lines.append(f"{branch} {r.name}: {_ranges(due, r.date_grain)}")
-    else:
-        lines.append("No missing intervals: every tracked model is up to date.")
-    rebuilds = [r for r in reports if not r.error and (not r.exists or r.full_restatement)]
-    if rebuilds:
-        lines += ["", "Models the next run builds from scratch:"]
-        for r in rebuilds:
-            why = "table missing" if not r.exists else "full-history restatement pending"
-            lines.append(f"  {r.name} ({r.kind}): {why}")
-    changed = [r for r in reports if r.changed]
-    if changed:
-        lines += ["", "Models changed since their intervals were recorded:"]
-        lines += [
-            f"  {r.name}: processed intervals are kept; restate to recompute" for r in changed
-        ]
-    lines += ["", "Details:"]
-    for r in reports:
-        if r.error:
-            continue
-        lines.append(f"  {r.name} [{r.kind}]")
-        if not r.tracked:
-            lines.append(
-                "    not interval-tracked (no start): the next run processes the query once"
-            )
-            continue
-        lines.append(f"    processed: {_ranges(r.processed, r.date_grain)}")
-        lines.append(f"    missing:   {_ranges(r.missing, r.date_grain)}")
-        if r.pending_restatements:
-            lines.append(f"    restated, pending: {_ranges(r.pending_restatements, r.date_grain)}")
-        count = len(r.batches)
-        lines.append(f"    next run: {count} batch{'es' if count != 1 else ''}")
-        lines += [f"      [{b['index']}/{b['count']}] {b['label']}" for b in r.batches]
-    for r in errors:
-        lines += ["", f"Error in {r.name}: {r.error}"]
-    return "\n".join(lines)
+@dataclass
+class StatusFacts:
+    """What vulcan_status shows for one model (the text is the Jinja's alone)."""
+
+    name: str
+    error: str | None
+    covered: list[Interval]
+    gaps: list[Interval]
+    missing: list[Interval]
+    last_run: datetime | None
+    invocation: str | None
 
 
-def format_status(
+def status_facts(
     reports: list[ModelReport],
     states: Mapping[str, RelationState],
     nodes: list[Any],
     since: datetime | None,
     until: datetime | None,
-) -> str:
-    lines = ["vulcan status"]
+) -> list[StatusFacts]:
+    """Per report: its processed ranges within since .. until, the gaps between them, the
+    missing intervals and the latest run."""
     by_name = {str(_get(n, "name")): n for n in nodes}
+    facts = []
     for r in reports:
-        lines.append("")
-        lines.append(f"{r.name} [{r.kind}]")
-        if r.error:
-            lines.append(f"  error: {r.error}")
-            continue
         state = states.get(relation_key(by_name[r.name]), RelationState(()))
-        window_low = since or FAR_PAST
-        window_high = until or FAR_FUTURE
-        covered = [
-            (max(s, window_low), min(e, window_high))
-            for s, e in r.processed
-            if e > window_low and s < window_high
-        ]
-        gaps = _gaps(covered) if covered else []
-        if r.tracked:
-            lines.append(f"  coverage: {_ranges(covered, r.date_grain)}")
-            lines.append(f"  gaps:     {_ranges(gaps, r.date_grain)}")
-            lines.append(f"  missing:  {_ranges(r.missing, r.date_grain)}")
-        else:
-            lines.append(f"  intervals: {UNTRACKED}")
-        latest = state.latest
-        if latest is not None:
-            lines.append(
-                f"  last run: {latest.recorded_at.isoformat(sep=' ', timespec='seconds')} "
-                f"(invocation {latest.invocation_id})"
+        low, high = since or FAR_PAST, until or FAR_FUTURE
+        covered = merge_ranges(
+            (max(s, low), min(e, high)) for s, e in r.processed if e > low and s < high
+        )
+        gaps = [(covered[i][1], covered[i + 1][0]) for i in range(len(covered) - 1)]
+        latest = state.latest if not r.error else None
+        facts.append(
+            StatusFacts(
+                r.name,
+                r.error,
+                covered,
+                gaps,
+                merge_ranges(r.missing),
+                None if latest is None else latest.recorded_at,
+                None if latest is None else latest.invocation_id,
             )
-        else:
-            lines.append("  last run: never")
-    return "\n".join(lines)
+        )
+    return facts
 
 
-def _gaps(covered: list[Interval]) -> list[Interval]:
-    merged = merge_ranges(covered)
-    return [(merged[i][1], merged[i + 1][0]) for i in range(len(merged) - 1)]
+@dataclass
+class HistoryRun:
+    """One run (the rows of one dbt invocation) as vulcan_history shows it."""
+
+    at: datetime
+    invocation: str
+    processed: list[Interval]
+    batches: int
+    ran: list[datetime]
+    removed: list[Interval]
+    restated: bool
 
 
-def format_history(nodes: list[Any], states: Mapping[str, RelationState], limit: int) -> str:
-    lines = ["vulcan history"]
+def history_runs(
+    nodes: list[Any], states: Mapping[str, RelationState], limit: int
+) -> list[tuple[str, list[HistoryRun]]]:
+    """Per model, its runs latest first, at most `limit`."""
+    models = []
     for node in nodes:
         state = states.get(relation_key(node), RelationState(()))
-        lines += ["", f"{_get(node, 'name')}"]
         runs: dict[str, list[Any]] = {}
         for row in sorted(state.rows, key=lambda r: (r.recorded_at, r.seq)):
             runs.setdefault(row.invocation_id, []).append(row)
         recent = sorted(runs.items(), key=lambda kv: kv[1][-1].recorded_at, reverse=True)
-        if not recent:
-            lines.append("  no runs recorded")
+        shown = []
         for invocation, rows in recent[:limit]:
-            when = rows[-1].recorded_at.isoformat(sep=" ", timespec="seconds")
             processed = [r.interval for r in rows if r.kind == PROCESSED and r.start < r.end]
-            ran = [r.start for r in rows if r.kind == PROCESSED and r.start >= r.end]
-            removed = [r.interval for r in rows if r.kind != PROCESSED]
-            what = []
-            if processed:
-                what.append(f"processed {_ranges(processed, True)} ({len(processed)} batches)")
-            for at in ran:  # an untracked kind's run (an empty range at its execution time)
-                when_run = at.isoformat(sep=" ", timespec="seconds")
-                what.append(f"ran the whole query (execution time {when_run})")
-            if removed:
-                label = (
-                    "restated" if any(row_details(r).get("restate") for r in rows) else "removed"
+            shown.append(
+                HistoryRun(
+                    at=rows[-1].recorded_at,
+                    invocation=invocation,
+                    processed=merge_ranges(processed),
+                    batches=len(processed),
+                    # an untracked kind's run: an empty range at its execution time
+                    ran=[r.start for r in rows if r.kind == PROCESSED and r.start >= r.end],
+                    removed=merge_ranges(r.interval for r in rows if r.kind != PROCESSED),
+                    restated=any(row_details(r).get("restate") for r in rows),
                 )
-                what.append(f"{label} {_ranges(removed, True)}")
-            lines.append(f"  {when}  {invocation}  {'; '.join(what)}")
-    return "\n".join(lines)
+            )
+        models.append((str(_get(node, "name")), shown))
+    return models
 
 
 @dataclass

@@ -10,7 +10,7 @@ import pytest
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
 from tests.oracle import operations
 from tests.oracle.planning import RunVars
-from tests.oracle.state import RelationState, StateRow
+from tests.oracle.state import RelationState, StateRow, merge_ranges
 
 NOW = datetime(2025, 1, 11, 3)
 
@@ -95,10 +95,10 @@ def test_restatements_widen_full_history_kinds_and_refuse_scd2() -> None:
         operations.restatements(NODES[:1], None, "2025-01-04")
 
 
-def test_plan_report_text() -> None:
+def test_plan_report() -> None:
     state = RelationState((row("2025-01-01", "2025-01-04"),))
     reports = operations.build_reports(NODES[:1], {"s.a": state}, {"model.p.a": True}, RunVars(NOW))
-    text = operations.format_plan(reports, NOW)
-    assert "└── a: 2025-01-04 - 2025-01-10" in text
-    assert "processed: 2025-01-01 - 2025-01-03" in text
-    assert "next run: 1 batch\n      [1/1] 2025-01-04 - 2025-01-10" in text
+    (report,) = reports
+    assert report.processed == [(datetime(2025, 1, 1), datetime(2025, 1, 4))]
+    assert merge_ranges(report.missing) == [(datetime(2025, 1, 4), datetime(2025, 1, 11))]
+    assert [b["label"] for b in report.batches] == ["2025-01-04 - 2025-01-10"]

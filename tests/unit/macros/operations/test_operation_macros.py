@@ -1,9 +1,9 @@
 """The run-operations in Jinja (macros/operations/), checked against their Python oracle
 (tests/oracle/): model selection (operations.select_nodes), the log's replay and compaction
 (state.replay, state.compact, state.RelationState and values_sql), the reports of plan and
-status (operations.build_reports, with planning.plan_model's batches) and their texts, and
-history's (operations.format_*), and what vulcan_restate records (operations.restatements),
-on hypothesis-generated logs."""
+status (operations.build_reports, with planning.plan_model's batches; status_facts) and
+history (operations.history_runs), by what they say, and what vulcan_restate records
+(operations.restatements), on hypothesis-generated logs; the reports' wording by example."""
 
 from __future__ import annotations
 
@@ -396,35 +396,165 @@ def test_reports_mean_what_build_reports_says(s: dict[str, Any], with_plans: boo
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(s=situations())
-def test_plan_text_equals_format_plan(s: dict[str, Any]) -> None:
-    reports, _ = py_reports(s)
-    expected = operations.format_plan(reports, s["execution"])
-    got = _H.call("_vulcan_op_format_plan", jinja_reports(s, True), s["execution"])
-    assert got == expected
-
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     s=situations(),
     since=st.none() | st.datetimes(datetime(2024, 12, 1), datetime(2025, 5, 1)),
     until=st.none() | st.datetimes(datetime(2025, 1, 1), datetime(2025, 6, 1)),
 )
-def test_status_text_equals_format_status(
+def test_status_facts_equal_the_oracle(
     s: dict[str, Any], since: datetime | None, until: datetime | None
 ) -> None:
+    """What status says per model: the coverage within since .. until, its gaps, what is
+    missing and the latest run."""
     reports, st_ = py_reports(s)
-    expected = operations.format_status(reports, st_, s["nodes"], since, until)
-    got = _H.call("_vulcan_op_format_status", jinja_reports(s, False), since, until)
-    assert got == expected
+    expected = operations.status_facts(reports, st_, s["nodes"], since, until)
+    got = _H.call("_vulcan_op_status_facts", jinja_reports(s, False), since, until)
+    assert [(f["name"], bool(f["error"]), f["covered"], f["gaps"], f["missing"]) for f in got] == [
+        (e.name, bool(e.error), iv(e.covered), iv(e.gaps), iv(e.missing)) for e in expected
+    ]
+    assert [(f["last_run"], f["invocation"]) for f in got] == [
+        (None if e.last_run is None else micros(e.last_run), e.invocation) for e in expected
+    ]
 
 
 @settings(max_examples=60, deadline=None)
 @given(rows=logs(KEYS[:3], max_rows=24), limit=st.sampled_from([10, 2, 1, 0, -1]))
-def test_history_text_equals_format_history(rows: list[StateRow], limit: int) -> None:
+def test_history_runs_equal_the_oracle(rows: list[StateRow], limit: int) -> None:
+    """What history says per model: its runs latest first, at most `limit`, each with what it
+    processed (and in how many batches), the untracked runs, what it removed or restated."""
     nodes = NODES[:3]
-    expected = operations.format_history(nodes, states(rows), limit)
-    assert _H.call("_vulcan_op_format_history", nodes, by_key(rows), limit) == expected
+    got = _H.call("_vulcan_op_history_runs", nodes, by_key(rows), limit)
+    expected = operations.history_runs(nodes, states(rows), limit)
+    assert [
+        (m["name"], [(r["at"], r["invocation"], r["processed"], r["batches"]) for r in m["runs"]])
+        for m in got
+    ] == [
+        (name, [(micros(r.at), r.invocation, iv(r.processed), r.batches) for r in runs])
+        for name, runs in expected
+    ]
+    assert [[(r["ran"], r["removed"], r["restated"]) for r in m["runs"]] for m in got] == [
+        [([micros(t) for t in r.ran], iv(r.removed), r.restated) for r in runs]
+        for _, runs in expected
+    ]
+
+
+# The reports' wording is the Jinja's alone (the oracle checks what they say): one example
+# of each, with every kind of line: a restated and missing range, a missing table, a model
+# changed since its intervals were recorded, an untracked model, an invalid config.
+DAY = timedelta(days=1)
+HOUR = timedelta(hours=1)
+DAILY, MONTHLY, KEYED, BROKEN = (
+    next(n for n in NODES if n["name"] == name) for name in ("daily", "monthly", "keyed", "broken")
+)
+
+
+def _example_row(
+    node: dict[str, Any], span: tuple[int, int], kind: str, inv: str, hours: int, details: str = ""
+) -> StateRow:
+    start, end = T0 + span[0] * DAY, T0 + span[1] * DAY
+    return StateRow(
+        operations.relation_key(node),
+        start,
+        end,
+        kind,
+        "f1",
+        inv,
+        RECORDED + hours * HOUR,
+        hours,
+        "model.p.x",
+        details,
+    )
+
+
+EXAMPLE_ROWS = [
+    _example_row(DAILY, (0, 4), "processed", "inv-a", 0),
+    _example_row(DAILY, (1, 2), "removed", "inv-b", 1, '{"restate": true, "full": false}'),
+    _example_row(KEYED, (5, 5), "processed", "inv-c", 2),
+]
+EXAMPLE = {
+    "rows": EXAMPLE_ROWS,
+    "exists": {n["unique_id"]: n is not MONTHLY for n in NODES},
+    "execution": T0 + 5 * DAY,
+    "nodes": [DAILY, MONTHLY, KEYED, BROKEN],
+}
+
+PLAN_TEXT = """\
+vulcan plan (execution time 2025-01-06 00:00:00)
+
+Models needing backfill (missing dates):
+└── daily: 2025-01-02 - 2025-01-02, 2025-01-05 - 2025-01-05
+
+Models the next run builds from scratch:
+  monthly (incremental_by_time_range): table missing
+
+Models changed since their intervals were recorded:
+  daily: processed intervals are kept; restate to recompute
+  keyed: processed intervals are kept; restate to recompute
+
+Details:
+  daily [incremental_by_time_range]
+    processed: 2025-01-01 - 2025-01-01, 2025-01-03 - 2025-01-04
+    missing:   2025-01-02 - 2025-01-02, 2025-01-05 - 2025-01-05
+    restated, pending: 2025-01-02 - 2025-01-02
+    next run: 2 batches
+      [1/2] 2025-01-02 - 2025-01-02
+      [2/2] 2025-01-05 - 2025-01-05
+  monthly [incremental_by_time_range]
+    processed: none
+    missing:   none
+    next run: 0 batches
+  keyed [incremental_by_unique_key]
+    not interval-tracked (no start): the next run processes the query once
+
+Error in broken: Invalid config for model 'broken' (incremental_by_time_range), 2 problem(s):
+  - time_column: required for incremental_by_time_range
+  - lookback: -1 is not an integer >= 0"""
+
+STATUS_TEXT = """\
+vulcan status
+
+daily [incremental_by_time_range]
+  coverage: 2025-01-03 - 2025-01-04
+  gaps:     none
+  missing:  2025-01-02 - 2025-01-02, 2025-01-05 - 2025-01-05
+  last run: 2025-06-01 08:30:00 (invocation inv-a)
+
+monthly [incremental_by_time_range]
+  coverage: none
+  gaps:     none
+  missing:  none
+  last run: never
+
+keyed [incremental_by_unique_key]
+  intervals: not tracked (each run computes the whole query; no start)
+  last run: 2025-06-01 10:30:00 (invocation inv-c)
+
+broken [incremental_by_time_range]
+  error: Invalid config for model 'broken' (incremental_by_time_range), 2 problem(s):
+  - time_column: required for incremental_by_time_range
+  - lookback: -1 is not an integer >= 0"""
+
+HISTORY_TEXT = """\
+vulcan history
+
+daily
+  2025-06-01 09:30:00  inv-b  restated 2025-01-02 - 2025-01-02
+  2025-06-01 08:30:00  inv-a  processed 2025-01-01 - 2025-01-04 (1 batches)
+
+keyed
+  2025-06-01 10:30:00  inv-c  ran the whole query (execution time 2025-01-06 00:00:00)
+
+monthly
+  no runs recorded"""
+
+
+def test_the_reports_wording() -> None:
+    plan = _H.call("_vulcan_op_format_plan", jinja_reports(EXAMPLE, True), EXAMPLE["execution"])
+    assert plan == PLAN_TEXT
+    status = _H.call("_vulcan_op_format_status", jinja_reports(EXAMPLE, False), T0 + DAY, None)
+    assert status == STATUS_TEXT
+    nodes = [DAILY, KEYED, MONTHLY]
+    assert _H.call("_vulcan_op_format_history", nodes, by_key(EXAMPLE_ROWS), 10) == HISTORY_TEXT
 
 
 @pytest.mark.parametrize(

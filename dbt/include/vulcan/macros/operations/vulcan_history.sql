@@ -19,13 +19,13 @@
   {{ exceptions.raise_compiler_error('limit: ' ~ dbt_vulcan._vulcan_cfg_repr(limit) ~ ' is not a whole number') }}
 {% endmacro %}
 
-{#- The history text (operations.format_history): per model, its runs (rows of one invocation),
-    latest first, at most `limit`. -#}
-{% macro _vulcan_op_format_history(nodes, by_key, limit) %}
-  {%- set ranges = dbt_vulcan._vulcan_op_ranges -%}
-  {%- set lines = ['vulcan history'] -%}
+{#- What the history shows, per model (oracle: operations.history_runs): {name, runs}, its runs
+    (the rows of one invocation) latest first, at most `limit`, each {at, invocation,
+    processed (ranges), batches, ran (execution times of untracked runs), removed (ranges),
+    restated}. -#}
+{% macro _vulcan_op_history_runs(nodes, by_key, limit) %}
+  {%- set models = [] -%}
   {%- for node in nodes -%}
-    {%- do lines.extend(['', node.name | string]) -%}
     {%- set runs = {} -%}
     {%- set order = [] -%}
     {%- for row in by_key.get(dbt_vulcan._vulcan_op_key(node), []) -%}
@@ -39,12 +39,10 @@
     {%- for invocation in order -%}
       {%- do recent.append({'invocation': invocation, 'rows': runs[invocation], 'at': runs[invocation][-1].at}) -%}
     {%- endfor -%}
-    {%- if not recent -%}
-      {%- do lines.append('  no runs recorded') -%}
-    {%- endif -%}
+    {%- set shown = [] -%}
     {%- for run in (recent | sort(attribute='at', reverse=true))[:limit] -%}
-      {%- set processed, removed, what = [], [], [] -%}
-      {%- set restated, ran = [], [] -%}
+      {%- set processed, removed, ran = [], [], [] -%}
+      {%- set flags = {'restated': false} -%}
       {%- for row in run.rows -%}
         {%- if row.row_type == 'processed' and row.start >= row.end -%}
           {%- do ran.append(row.start) -%}  {#- an untracked kind's run: an empty range -#}
@@ -53,19 +51,47 @@
         {%- else -%}
           {%- do removed.append([row.start, row.end]) -%}
         {%- endif -%}
-        {%- if dbt_vulcan._vulcan_op_details(row).get('restate') -%}{%- do restated.append(true) -%}{%- endif -%}
+        {%- if dbt_vulcan._vulcan_op_details(row).get('restate') -%}{%- do flags.update({'restated': true}) -%}{%- endif -%}
       {%- endfor -%}
-      {%- if processed -%}
-        {%- do what.append('processed ' ~ ranges(processed, true) ~ ' (' ~ processed | length ~ ' batches)') -%}
+      {%- do shown.append({
+        'at': run.at, 'invocation': run.invocation, 'processed': dbt_vulcan._vulcan_op_merge(processed),
+        'batches': processed | length, 'ran': ran, 'removed': dbt_vulcan._vulcan_op_merge(removed),
+        'restated': flags.restated,
+      }) -%}
+    {%- endfor -%}
+    {%- do models.append({'name': node.name | string, 'runs': shown}) -%}
+  {%- endfor -%}
+  {{ return(models) }}
+{% endmacro %}
+
+{#- The history text: _vulcan_op_history_runs, one line per run. -#}
+{% macro _vulcan_op_format_history(nodes, by_key, limit) %}
+  {%- set ranges = dbt_vulcan._vulcan_op_ranges -%}
+  {%- set ts = dbt_vulcan._vulcan_op_ts -%}
+  {%- set lines = ['vulcan history'] -%}
+  {%- for m in dbt_vulcan._vulcan_op_history_runs(nodes, by_key, limit) -%}
+    {%- do lines.extend(['', m.name]) -%}
+    {%- if not m.runs -%}
+      {%- do lines.append('  no runs recorded') -%}
+    {%- endif -%}
+    {%- for run in m.runs -%}
+      {%- set what = [] -%}
+      {%- if run.processed -%}
+        {%- do what.append('processed ' ~ ranges(run.processed, true) ~ ' (' ~ run.batches ~ ' batches)') -%}
       {%- endif -%}
-      {%- for at in ran -%}
-        {%- do what.append('ran the whole query (execution time ' ~ dbt_vulcan._vulcan_op_dt(at).strftime('%Y-%m-%d %H:%M:%S') ~ ')') -%}
+      {%- for at in run.ran -%}
+        {%- do what.append('ran the whole query (execution time ' ~ ts(at) ~ ')') -%}
       {%- endfor -%}
-      {%- if removed -%}
-        {%- do what.append(('restated' if restated else 'removed') ~ ' ' ~ ranges(removed, true)) -%}
+      {%- if run.removed -%}
+        {%- do what.append(('restated' if run.restated else 'removed') ~ ' ' ~ ranges(run.removed, true)) -%}
       {%- endif -%}
-      {%- do lines.append('  ' ~ dbt_vulcan._vulcan_op_dt(run.at).strftime('%Y-%m-%d %H:%M:%S') ~ '  ' ~ run.invocation ~ '  ' ~ what | join('; ')) -%}
+      {%- do lines.append('  ' ~ ts(run.at) ~ '  ' ~ run.invocation ~ '  ' ~ what | join('; ')) -%}
     {%- endfor -%}
   {%- endfor -%}
   {{ return(lines | join('\n')) }}
+{% endmacro %}
+
+{#- epoch microseconds as `YYYY-MM-DD HH:MM:SS` -#}
+{% macro _vulcan_op_ts(micros) %}
+  {{ return(dbt_vulcan._vulcan_op_dt(micros).strftime('%Y-%m-%d %H:%M:%S')) }}
 {% endmacro %}

@@ -17,35 +17,53 @@
   {{ print(dbt_vulcan._vulcan_op_format_status(reports, window.since, window.until)) }}
 {% endmacro %}
 
-{#- The status text (operations.format_status); `since`, `until`: datetimes or none. -#}
-{% macro _vulcan_op_format_status(reports, since, until) %}
-  {%- set ranges = dbt_vulcan._vulcan_op_ranges -%}
+{#- What the status shows, per report (oracle: operations.status_facts): the report's name,
+    kind, error, tracked and missing, with `covered` (its processed ranges within since ..
+    until), `gaps` (between them) and the latest run's time and invocation (none: never).
+    `since`, `until`: datetimes or none. -#}
+{% macro _vulcan_op_status_facts(reports, since, until) %}
   {%- set low = dbt_vulcan._vulcan_micros(since or modules.datetime.datetime(1900, 1, 1)) -%}
   {%- set high = dbt_vulcan._vulcan_micros(until or modules.datetime.datetime(9999, 12, 31)) -%}
-  {%- set lines = ['vulcan status'] -%}
+  {%- set facts = [] -%}
   {%- for r in reports -%}
-    {%- do lines.extend(['', r.name ~ ' [' ~ r.kind ~ ']']) -%}
-    {%- if r.error -%}
-      {%- do lines.append('  error: ' ~ r.error) -%}
+    {%- set covered = [] -%}
+    {%- for s, e in (r.get('processed') or []) if e > low and s < high -%}
+      {%- do covered.append([[s, low] | max, [e, high] | min]) -%}
+    {%- endfor -%}
+    {%- set merged = dbt_vulcan._vulcan_op_merge(covered) -%}
+    {%- set gaps = [] -%}
+    {%- for piece in merged[1:] -%}
+      {%- do gaps.append([merged[loop.index0][1], piece[0]]) -%}
+    {%- endfor -%}
+    {%- set latest = r.get('latest') -%}
+    {%- do facts.append({
+      'name': r.name, 'kind': r.kind, 'error': r.get('error'), 'tracked': r.get('tracked'),
+      'date_grain': r.get('date_grain'), 'covered': merged, 'gaps': gaps, 'missing': r.get('missing') or [],
+      'last_run': none if latest is none else latest.at,
+      'invocation': none if latest is none else latest.invocation_id,
+    }) -%}
+  {%- endfor -%}
+  {{ return(facts) }}
+{% endmacro %}
+
+{#- The status text: _vulcan_op_status_facts, a few lines per model. -#}
+{% macro _vulcan_op_format_status(reports, since, until) %}
+  {%- set ranges = dbt_vulcan._vulcan_op_ranges -%}
+  {%- set lines = ['vulcan status'] -%}
+  {%- for f in dbt_vulcan._vulcan_op_status_facts(reports, since, until) -%}
+    {%- do lines.extend(['', f.name ~ ' [' ~ f.kind ~ ']']) -%}
+    {%- if f.error -%}
+      {%- do lines.append('  error: ' ~ f.error) -%}
     {%- else -%}
-      {%- set covered = [] -%}
-      {%- for s, e in r.processed if e > low and s < high -%}
-        {%- do covered.append([[s, low] | max, [e, high] | min]) -%}
-      {%- endfor -%}
-      {%- set merged = dbt_vulcan._vulcan_op_merge(covered) -%}
-      {%- set gaps = [] -%}
-      {%- for piece in merged[1:] -%}
-        {%- do gaps.append([merged[loop.index0][1], piece[0]]) -%}
-      {%- endfor -%}
-      {%- if r.tracked -%}
-        {%- do lines.append('  coverage: ' ~ ranges(covered, r.date_grain)) -%}
-        {%- do lines.append('  gaps:     ' ~ ranges(gaps, r.date_grain)) -%}
-        {%- do lines.append('  missing:  ' ~ ranges(r.missing, r.date_grain)) -%}
+      {%- if f.tracked -%}
+        {%- do lines.append('  coverage: ' ~ ranges(f.covered, f.date_grain)) -%}
+        {%- do lines.append('  gaps:     ' ~ ranges(f.gaps, f.date_grain)) -%}
+        {%- do lines.append('  missing:  ' ~ ranges(f.missing, f.date_grain)) -%}
       {%- else -%}
         {%- do lines.append('  intervals: not tracked (each run computes the whole query; no start)') -%}
       {%- endif -%}
-      {%- if r.latest is not none -%}
-        {%- do lines.append('  last run: ' ~ dbt_vulcan._vulcan_op_dt(r.latest.at).strftime('%Y-%m-%d %H:%M:%S') ~ ' (invocation ' ~ r.latest.invocation_id ~ ')') -%}
+      {%- if f.last_run is not none -%}
+        {%- do lines.append('  last run: ' ~ dbt_vulcan._vulcan_op_ts(f.last_run) ~ ' (invocation ' ~ f.invocation ~ ')') -%}
       {%- else -%}
         {%- do lines.append('  last run: never') -%}
       {%- endif -%}
