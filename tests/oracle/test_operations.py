@@ -10,23 +10,10 @@ import pytest
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
 from tests.oracle import operations
 from tests.oracle.planning import RunVars
-from tests.oracle.state import RelationState, StateRow, merge_ranges
+from tests.oracle.state import RelationState, merge_ranges
+from tests.support.state_logs import row
 
 NOW = datetime(2025, 1, 11, 3)
-
-
-def row(start: str, end: str, kind: str = "processed", seq: int = 0, details: str = "") -> StateRow:
-    return StateRow(
-        "s.m",
-        datetime.fromisoformat(start),
-        datetime.fromisoformat(end),
-        kind,
-        "fp",
-        "inv",
-        datetime(2025, 1, 1, 0, 0, seq),
-        seq,
-        details=details,
-    )
 
 
 NODES = [

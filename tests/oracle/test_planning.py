@@ -29,7 +29,8 @@ from tests.oracle.planning import (
     restatement_range,
 )
 from tests.oracle.schedule import Interval, Schedule
-from tests.oracle.state import RelationState, StateRow, merge_ranges
+from tests.oracle.state import RelationState, merge_ranges
+from tests.support.state_logs import row
 
 NOW = datetime(2025, 1, 11, 3)
 SQL = "select 1"
@@ -38,20 +39,6 @@ SQL = "select 1"
 def cfg(**extra: Any) -> Any:
     return validate(
         "m", "incremental_by_time_range", {"time_column": "d", "start": "2025-01-01", **extra}
-    )
-
-
-def row(start: str, end: str, kind: str = "processed", seq: int = 0, details: str = "") -> StateRow:
-    return StateRow(
-        "s.m",
-        datetime.fromisoformat(start),
-        datetime.fromisoformat(end),
-        kind,
-        "fp",
-        "inv",
-        datetime(2025, 1, 1, 0, 0, seq),
-        seq,
-        details=details,
     )
 
 

@@ -94,3 +94,18 @@ def logs(draw: Any, relations: list[str], max_rows: int = 14) -> list[StateRow]:
             )
         )
     return rows
+
+
+def row(start: str, end: str, kind: str = "processed", seq: int = 0, details: str = "") -> StateRow:
+    """One row of relation `s.m` from ISO bounds; `seq` orders it (and its second)."""
+    return StateRow(
+        "s.m",
+        datetime.fromisoformat(start),
+        datetime.fromisoformat(end),
+        kind,
+        "fp",
+        "inv",
+        datetime(2025, 1, 1, 0, 0, seq),
+        seq,
+        details=details,
+    )
