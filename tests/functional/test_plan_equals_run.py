@@ -4,8 +4,8 @@
 range, an explicit `vulcan_start`/`vulcan_end`, nothing due, a month later), the batches the
 plan prints are the intervals the following run records, batch for batch.
 
-Both read the model's config through one function (`config.settings`), so dbt's own
-`lookback: 1` default on every node cannot make the plan show a day more than the run."""
+Both read the model's config through one macro (`vulcan_settings`, macros/config/), so dbt's
+own `lookback: 1` default on every node cannot make the plan show a day more than the run."""
 
 from __future__ import annotations
 
