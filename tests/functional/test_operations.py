@@ -1,15 +1,26 @@
 """Run-operations against state set up by real runs: plan, status, history, restate, render,
-compact, and resuming a failed backfill with `dbt retry` or a plain `dbt run`."""
+compact, resuming a failed backfill with `dbt retry` or a plain `dbt run`, and restating along
+the DAG (`model+`) through models of three interval units."""
 
 from __future__ import annotations
 
 import json
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from tests.support.functional import STATE, orders_csv, processed_rows, rows, run, state_rows
+from tests.support.functional import (
+    STATE,
+    models_state_rows,
+    orders_csv,
+    processed_rows,
+    rows,
+    run,
+    state_rows,
+    table_rows,
+)
 
 DAILY = """
 {{ config(materialized='incremental_by_time_range', time_column='order_date',
@@ -241,3 +252,195 @@ class TestUntrackedKindsReportTheirRuns:
             ]
         after = op(capsys, "vulcan_status")
         assert after[after.index("vulcan status") :] == status[status.index("vulcan status") :]
+
+
+# Restatement along the DAG: raw_events (a seed) -> hourly_events (hourly) -> hourly_view (a
+# plain view) -> daily_events (daily) -> monthly_events (monthly), and daily_locked
+# (disable_restatement) on daily_events
+CASCADE = {
+    "hourly_events.sql": """
+{{ config(materialized='incremental_by_time_range', time_column='event_hour', cron='@hourly',
+          start='2025-01-29', end='2025-02-02', partition_by_time_column=false) }}
+select date_trunc('hour', event_time) as event_hour, count(*) as events, sum(amount) as amount
+from {{ ref('raw_events') }}
+where event_time >= @start_ts and event_time <= @end_ts
+group by 1
+""",
+    "hourly_view.sql": "{{ config(materialized='view') }}\n"
+    "select * from {{ ref('hourly_events') }}\n",
+    "daily_events.sql": """
+{{ config(materialized='incremental_by_time_range', time_column='event_date',
+          start='2025-01-29', end='2025-02-02') }}
+select to_date(event_hour) as event_date, sum(events) as events, sum(amount) as amount
+from {{ ref('hourly_view') }}
+where event_hour >= @start_ts and event_hour <= @end_ts
+group by 1
+""",
+    "monthly_events.sql": """
+{{ config(materialized='incremental_by_time_range', time_column='month_start', cron='@monthly',
+          start='2025-01-01', end='2025-02-28') }}
+select trunc(event_date, 'MM') as month_start, sum(events) as events, sum(amount) as amount
+from {{ ref('daily_events') }}
+where event_date between @start_ds and @end_ds
+group by 1
+""",
+    "daily_locked.sql": """
+{{ config(materialized='incremental_by_time_range', time_column='event_date',
+          start='2025-01-29', end='2025-02-02', disable_restatement=true) }}
+select event_date, amount from {{ ref('daily_events') }}
+where event_date between @start_ds and @end_ds
+""",
+}
+# five days of events at 01:20, 10:20, 11:20 and 17:20
+EVENTS = [
+    (datetime(2025, 1, 29, h, 20) + timedelta(days=d), 10 * d + h)
+    for d in range(5)
+    for h in (1, 10, 11, 17)
+]
+# the source changed later: two events in the restated hours, one outside them (not restated)
+LATE = [
+    (datetime(2025, 1, 31, 10, 15), 100),
+    (datetime(2025, 1, 31, 11, 45), 1000),
+    (datetime(2025, 2, 1, 5, 30), 7),
+]
+
+
+def _sums(pairs: Any) -> dict[Any, tuple[int, int]]:
+    out: dict[Any, tuple[int, int]] = {}
+    for key, (events, amount) in pairs:
+        old = out.get(key, (0, 0))
+        out[key] = (old[0] + events, old[1] + amount)
+    return out
+
+
+def _hourly(events: list[tuple[datetime, int]]) -> dict[datetime, tuple[int, int]]:
+    return _sums((t.replace(minute=0), (1, a)) for t, a in events)
+
+
+def _daily(hourly: dict[datetime, tuple[int, int]]) -> dict[date, tuple[int, int]]:
+    return _sums((t.date(), v) for t, v in hourly.items())
+
+
+def _monthly(daily: dict[date, tuple[int, int]]) -> dict[date, tuple[int, int]]:
+    return _sums((d.replace(day=1), v) for d, v in daily.items())
+
+
+class TestRestateAlongTheDag:
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        lines = ["event_time,amount"] + [f"{t:%Y-%m-%d %H:%M:%S},{a}" for t, a in EVENTS]
+        return {"raw_events.csv": "\n".join(lines) + "\n"}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return CASCADE
+
+    def test_restate_with_descendants_recomputes_each_model_on_its_own_unit(
+        self, project: Any, capsys: Any
+    ) -> None:
+        """One `vulcan_restate` of `hourly_events+` over two hours of changed source data
+        removes those hours from hourly_events, their day from daily_events (through a plain
+        view) and their month from monthly_events; daily_locked (disable_restatement) is
+        skipped and named. The plan shows the whole cascade; the next run recomputes exactly
+        those ranges, in DAG order."""
+        names = ["hourly_events", "daily_events", "monthly_events", "daily_locked"]
+        pinned = {"vulcan_execution_time": "2025-03-01"}
+        run("seed")
+        run("run", vars=pinned)
+        before = models_state_rows(project, names)
+        schema = project.test_schema
+        values = ", ".join(f"(timestamp'{t}', {a})" for t, a in LATE)
+        project.run_sql(f"insert into {schema}.raw_events select * from values {values}")
+
+        out = op(
+            capsys,
+            "vulcan_restate",
+            select="hourly_events+",
+            start="2025-01-31 10:00",
+            end="2025-01-31 12:00",
+        )
+        restated = [
+            ("hourly_events", "2025-01-31 10:00:00", "2025-01-31 12:00:00"),
+            ("daily_events", "2025-01-31 00:00:00", "2025-02-01 00:00:00"),
+            ("monthly_events", "2025-01-01 00:00:00", "2025-02-01 00:00:00"),
+        ]
+        printed = [line for line in out.splitlines() if line.startswith(("Restated", "Skipped"))]
+        assert printed == [
+            f"Restated {name}: {low} - {high}; the next dbt run recomputes it"
+            for name, low, high in restated[:2]
+        ] + [
+            "Skipped daily_locked: disable_restatement: true (reached through a graph "
+            "operator, not named in select)",
+            "Restated monthly_events: 2025-01-01 00:00:00 - 2025-02-01 00:00:00; the next dbt "
+            "run recomputes it",
+        ]
+        removed = models_state_rows(project, names)
+        for name, low, high in restated:
+            assert removed[name] == [*before[name], (low, high, "removed")]
+        assert removed["daily_locked"] == before["daily_locked"]
+
+        # the plan shows every model's pending restatement before anything runs
+        out = op(capsys, "vulcan_plan", select="hourly_events+", execution_time="2025-03-01")
+        assert (
+            "├── hourly_events: 2025-01-31 10:00:00 - 2025-01-31 12:00:00\n"
+            "├── daily_events: 2025-01-31 - 2025-01-31\n"
+            "└── monthly_events: 2025-01-01 - 2025-01-31\n"
+        ) in out
+        details = out.split("Details:\n")[1]
+        assert [line.strip() for line in details.splitlines() if line.endswith("]")] == [
+            "hourly_events [incremental_by_time_range]",
+            "daily_events [incremental_by_time_range]",
+            "daily_locked [incremental_by_time_range]",
+            "monthly_events [incremental_by_time_range]",
+        ]
+        pending = [line.strip() for line in details.splitlines() if "restated, pending" in line]
+        assert pending == [
+            "restated, pending: 2025-01-31 10:00:00 - 2025-01-31 12:00:00",
+            "restated, pending: 2025-01-31 - 2025-01-31",
+            "restated, pending: 2025-01-01 - 2025-01-31",
+        ]
+
+        # the next run recomputes exactly those ranges: one batch per model, its rows
+        # (processed, and the re-processed batch's marker) on that range only
+        run("run", vars=pinned)
+        after = models_state_rows(project, names)
+        for name, low, high in restated:
+            added = after[name][len(removed[name]) :]
+            assert after[name][: len(removed[name])] == removed[name]
+            assert {(s, e) for s, e, _ in added} == {(low, high)}
+            assert [kind for _, _, kind in added].count("processed") == 1
+        assert after["daily_locked"] == before["daily_locked"]
+
+        # the tables: the restated ranges from the changed source, the rest as first computed
+        old = _hourly(EVENTS)
+        new = _hourly(EVENTS + LATE)
+        hourly = {**old, **{t: v for t, v in new.items() if restated_hour(t)}}
+        daily = {**_daily(old), **{d: v for d, v in _daily(hourly).items() if d == JAN_31}}
+        monthly = {
+            **_monthly(_daily(old)),
+            **{m: v for m, v in _monthly(daily).items() if m.month == 1},
+        }
+        assert dict_rows(project, "hourly_events", "event_hour") == hourly
+        assert dict_rows(project, "daily_events", "event_date") == daily
+        assert dict_rows(project, "monthly_events", "month_start") == monthly
+        assert table_rows(project, "daily_locked", "event_date, amount") == [
+            (d, v[1]) for d, v in sorted(_daily(old).items())
+        ]
+        # the late event outside the restated hours is in no table
+        assert datetime(2025, 2, 1, 5) not in hourly
+        assert daily[JAN_31] == (6, 21 + 30 + 31 + 37 + 100 + 1000)
+
+
+JAN_31 = date(2025, 1, 31)
+
+
+def restated_hour(t: datetime) -> bool:
+    return datetime(2025, 1, 31, 10) <= t < datetime(2025, 1, 31, 12)
+
+
+def dict_rows(project: Any, name: str, key: str) -> dict[Any, tuple[int, int]]:
+    """{key: (events, amount)} of a model's table."""
+    return {
+        k: (int(events), int(amount))
+        for k, events, amount in table_rows(project, name, f"{key}, events, amount")
+    }

@@ -1,6 +1,7 @@
-"""The oracle of the run-operations (macros/operations/): which models a selection names, what
-plan / status / history report and what vulcan_restate records. The Python reference the
-Jinja is checked against (tests/unit/macros/operations/test_operation_macros.py); never run.
+"""The oracle of the run-operations (macros/operations/): which models a selection names (dbt's
+graph operators over the whole dbt graph, in DAG order), what plan / status / history report
+and what vulcan_restate records. The Python reference the Jinja is checked against
+(tests/unit/macros/operations/test_operation_macros.py); never run.
 
 The macros gather the dbt graph's nodes and which tables exist, decide and format; here the
 same decisions in Python, as data (what each report says): the wording of the reports is the
@@ -34,14 +35,11 @@ from tests.oracle.planning import restatement_range as widen_restatement
 from tests.oracle.schedule import Interval
 from tests.oracle.state import PROCESSED, RelationState, merge_ranges, row_details
 
-# kinds that can only be restated as a whole (their rows are not tied to intervals)
-FULL_HISTORY_ONLY = (
-    model_config.UNIQUE_KEY,
-    model_config.PARTITION,
-    model_config.UNMANAGED,
-    model_config.SCD2_BY_TIME,
-    model_config.SCD2_BY_COLUMN,
-)
+
+def full_history_only(kind: str) -> bool:
+    """Kinds that can only be restated as a whole (their rows are not tied to intervals):
+    every kind but incremental_by_time_range."""
+    return kind != model_config.TIME_RANGE
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
@@ -61,32 +59,123 @@ def relation_key(node: Any) -> str:
     return f"{_get(node, 'schema')}.{alias}".lower()
 
 
-def select_nodes(nodes: Iterable[Any], select: str | list[str] | None) -> list[Any]:
-    """The dbt-vulcan models matching `select`: model names and `tag:<tag>` (all when None)."""
-    candidates = sorted(
-        (n for n in nodes if _get(n, "resource_type") == "model" and node_kind(n)),
-        key=lambda n: str(_get(n, "name")),
-    )
+@dataclass
+class Selection:
+    """What a `select` selects: the dbt-vulcan models in DAG order and the unique ids of those
+    a term's name or tag matched itself (the others were reached through a graph operator)."""
+
+    nodes: list[Any]
+    named: set[str]
+
+
+def _term(term: str) -> tuple[bool, str | None, str, str | None]:
+    """A term's parts (`@`, the ancestors' depth, the name or `tag:<tag>`, the descendants'
+    depth): a depth is None without its `+`, '' for every level, else digits."""
+    at = term.startswith("@") and len(term) > 1
+    rest = term[1:] if at else term
+    up = None
+    digits = len(rest) - len(rest.lstrip("0123456789"))
+    if rest[digits : digits + 1] == "+" and len(rest) > digits + 1:
+        up, rest = rest[:digits], rest[digits + 1 :]
+    down = None
+    body = rest.rstrip("0123456789")
+    if body.endswith("+") and len(body) > 1:
+        down, rest = rest[len(body) :], body[:-1]
+    return at, up, rest, down
+
+
+def _reach(start: Iterable[str], edges: Mapping[str, set[str]], depth: str | None) -> set[str]:
+    """`start` and the nodes `edges` lead to from it in at most `depth` steps ('': any)."""
+    limit = int(depth) if depth else None
+    seen = set(start)
+    frontier = set(seen)
+    steps = 0
+    while frontier and (limit is None or steps < limit):
+        frontier = {o for n in frontier for o in edges.get(n, ()) if o not in seen}
+        seen |= frontier
+        steps += 1
+    return seen
+
+
+def selection(nodes: Iterable[Any], select: str | list[str] | None) -> Selection:
+    """The dbt-vulcan models `select` selects (as `dbt ls --select`): model names and
+    `tag:<tag>` with dbt's graph operators (`+`, `N+`, `+N`, `@`) over every node's
+    depends_on.nodes, then only the dbt-vulcan models kept; all of them when `select` is
+    empty. DAG order: by level (the most dbt-vulcan models on one chain of dependencies above
+    a model), then name and unique id."""
+    graph = list(nodes)
+    ids = {str(_get(n, "unique_id")) for n in graph}
+    vulcan = {
+        str(_get(n, "unique_id")): n
+        for n in graph
+        if _get(n, "resource_type") == "model" and node_kind(n)
+    }
+    parents: dict[str, set[str]] = {}
+    children: dict[str, set[str]] = {i: set() for i in ids}
+    for n in graph:
+        uid = str(_get(n, "unique_id"))
+        parents[uid] = {p for p in (_get(_get(n, "depends_on") or {}, "nodes") or []) if p in ids}
+        for p in parents[uid]:
+            children[p].add(uid)
+
     if select is None or select == "" or select == []:
-        return candidates
-    terms = select.split() if isinstance(select, str) else [str(t) for t in select]
-    chosen: list[Any] = []
+        terms: list[str] = []
+    else:
+        terms = select.split() if isinstance(select, str) else [str(t) for t in select]
+    chosen: set[str] = set()
+    named: set[str] = set()
     unknown: list[str] = []
     for term in terms:
-        if term.startswith("tag:"):
-            tag = term[4:]
-            matched = [n for n in candidates if tag in (_get(n, "tags") or [])]
+        at, up, base, down = _term(term)
+        if at and (up is not None or down is not None):
+            raise VulcanConfigError(f"select: '@' and '+' cannot be combined in {term}")
+        if base.startswith("tag:"):
+            found = [n for n in graph if base[4:] in (_get(n, "tags") or [])]
         else:
-            matched = [n for n in candidates if _get(n, "name") == term]
-        if not matched:
+            found = [n for n in graph if _get(n, "name") == base]
+        start = {str(_get(n, "unique_id")) for n in found}
+        reached = set(start)
+        if at:
+            reached |= _reach(_reach(start, children, ""), parents, "")
+        if up is not None:
+            reached |= _reach(start, parents, up)
+        if down is not None:
+            reached |= _reach(start, children, down)
+        kept = reached & vulcan.keys()
+        if not kept:
             unknown.append(term)
-        chosen += [n for n in matched if n not in chosen]
+        chosen |= kept
+        named |= start & vulcan.keys()
     if unknown:
-        names = ", ".join(str(_get(n, "name")) for n in candidates) or "(none)"
+        names = ", ".join(sorted(str(_get(n, "name")) for n in vulcan.values())) or "(none)"
         raise VulcanConfigError(
             f"select: no dbt-vulcan model matches {', '.join(unknown)}; models: {names}"
         )
-    return chosen
+
+    levels: dict[str, int] = {}
+
+    def level(uid: str) -> int:
+        if uid not in levels:
+            levels[uid] = max(
+                (level(p) + (p in vulcan) for p in parents[uid]),
+                default=0,
+            )
+        return levels[uid]
+
+    picked = [vulcan[i] for i in (chosen if terms else vulcan)]
+    picked.sort(
+        key=lambda n: (
+            level(str(_get(n, "unique_id"))),
+            str(_get(n, "name")),
+            str(_get(n, "unique_id")),
+        )
+    )
+    return Selection(picked, named)
+
+
+def select_nodes(nodes: Iterable[Any], select: str | list[str] | None) -> list[Any]:
+    """The dbt-vulcan models `select` selects (selection's nodes)."""
+    return selection(nodes, select).nodes
 
 
 @dataclass
@@ -242,14 +331,21 @@ def history_runs(
 class Restatement:
     relation: str
     name: str
-    start: str
-    end: str
+    start: str | None
+    end: str | None
     full: bool
     warning: str | None
+    skipped: str | None = None
 
 
-def restatements(nodes: list[Any], start: object, end: object) -> list[Restatement]:
-    """What vulcan_restate records for each selected model (every refusal raised first)."""
+def restatements(
+    nodes: list[Any], start: object, end: object, named: Iterable[str] | None = None
+) -> list[Restatement]:
+    """What vulcan_restate records for each selected model (every refusal raised first).
+    `named`: the unique ids the selection named (None: all); a model with
+    disable_restatement reached only through a graph operator is skipped (no range), one
+    that is named is refused."""
+    direct = None if named is None else set(named)
     if start is None or end is None:
         raise VulcanConfigError("vulcan_restate: both start and end are required (dates)")
     low = parse_time(start, "start")
@@ -265,13 +361,24 @@ def restatements(nodes: list[Any], start: object, end: object) -> list[Restateme
         name = str(_get(node, "name"))
         try:
             cfg = model_config.settings(node, kind)
+        except VulcanConfigError as exc:
+            problems.append(str(exc))
+            continue
+        if cfg.disable_restatement and direct is not None and _get(node, "unique_id") not in direct:
+            out.append(
+                Restatement(
+                    relation_key(node), name, None, None, False, None, "disable_restatement"
+                )
+            )
+            continue
+        try:
             model_start = parse_time(cfg.start, "start") if cfg.start else None
             (s, e), warning = widen_restatement(
                 cfg.schedule(),
                 low,
                 high,
                 model_start,
-                kind in FULL_HISTORY_ONLY,
+                full_history_only(kind),
                 cfg.disable_restatement,
                 f"model '{name}' ({kind})",
             )
@@ -284,7 +391,7 @@ def restatements(nodes: list[Any], start: object, end: object) -> list[Restateme
                 name=name,
                 start=format_ts(s),
                 end=format_ts(e),
-                full=kind in FULL_HISTORY_ONLY,
+                full=full_history_only(kind),
                 warning=warning,
             )
         )

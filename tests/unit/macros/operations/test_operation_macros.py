@@ -1,9 +1,11 @@
 """The run-operations in Jinja (macros/operations/), checked against their Python oracle
-(tests/oracle/): model selection (operations.select_nodes), the log's replay and compaction
+(tests/oracle/): model selection with dbt's graph operators (operations.selection, also on
+hypothesis-generated DAGs), the log's replay and compaction
 (state.replay, state.compact, state.RelationState and values_sql), the reports of plan and
 status (operations.build_reports, with planning.plan_model's batches; status_facts) and
 history (operations.history_runs), by what they say, and what vulcan_restate records
-(operations.restatements), on hypothesis-generated logs; the reports' wording by example."""
+(operations.restatements, along the DAG too), on hypothesis-generated logs; the reports'
+wording by example."""
 
 from __future__ import annotations
 
@@ -575,6 +577,27 @@ def test_history_limit_refused(limit: Any) -> None:
 # ------------------------------------------------------------------------ selection
 
 
+def _ids(nodes: list[dict[str, Any]]) -> list[str]:
+    return [n["unique_id"] for n in nodes]
+
+
+def assert_select_agrees(graph: list[dict[str, Any]], select: Any) -> list[str]:
+    """The Jinja selects what the oracle selects, in the same order, with the same models
+    named (or fails with the same message); the selected names."""
+    try:
+        expected = operations.selection(graph, select)
+    except VulcanConfigError as exc:
+        with pytest.raises(CompilerError) as got:
+            _H.call("_vulcan_select", graph, select)
+        assert str(got.value) == str(exc)
+        return []
+    got = _H.call("_vulcan_select", graph, select)
+    assert _ids(got["nodes"]) == _ids(expected.nodes)
+    assert set(got["named"]) == expected.named
+    assert _ids(_H.call("_vulcan_select_nodes", graph, select)) == _ids(expected.nodes)
+    return [n["name"] for n in got["nodes"]]
+
+
 @pytest.mark.parametrize(
     "select",
     [
@@ -592,22 +615,202 @@ def test_history_limit_refused(limit: Any) -> None:
     ],
 )
 def test_select_equals_select_nodes(select: Any) -> None:
-    graph = OTHERS + list(reversed(NODES))
-    try:
-        expected = [n["unique_id"] for n in operations.select_nodes(graph, select)]
-    except VulcanConfigError as exc:
-        with pytest.raises(CompilerError) as got:
-            _H.call("_vulcan_select_nodes", graph, select)
-        assert str(got.value) == str(exc)
-        return
-    got = _H.call("_vulcan_select_nodes", graph, select)
-    assert [n["unique_id"] for n in got] == expected
+    assert_select_agrees(OTHERS + list(reversed(NODES)), select)
 
 
 def test_select_with_no_model() -> None:
     with pytest.raises(CompilerError) as got:
         _H.call("_vulcan_select_nodes", OTHERS, "daily")
     assert str(got.value) == "select: no dbt-vulcan model matches daily; models: (none)"
+
+
+def chained(
+    name: str,
+    parents: list[str],
+    config: dict[str, Any] | None = None,
+    tags: list[str] | None = None,
+    resource_type: str = "model",
+) -> dict[str, Any]:
+    return {
+        **node(name, config or {"materialized": "view"}, tags),
+        "unique_id": f"{resource_type}.p.{name}",
+        "resource_type": resource_type,
+        "depends_on": {"nodes": parents, "macros": []},
+    }
+
+
+# raw (a seed) -> hourly_src -> hourly_view (a plain view) -> daily_src -> monthly_src
+# -> keyed_src; daily_src -> locked_src (disable_restatement); raw -> side; a test on daily_src
+# and side
+HOURLY_SRC = {
+    "materialized": TR,
+    "time_column": "t",
+    "interval_unit": "hour",
+    "start": "2025-01-01",
+}
+GRAPH = [
+    chained("keyed_src", ["model.p.monthly_src"], {**NODES[6]["config"]}, ["tail"]),
+    chained("raw", [], {"materialized": "seed"}, resource_type="seed"),
+    chained(
+        "locked_src",
+        ["model.p.daily_src"],
+        {
+            "materialized": TR,
+            "time_column": "d",
+            "start": "2025-01-01",
+            "disable_restatement": True,
+        },
+        ["locks"],
+    ),
+    chained("hourly_src", ["seed.p.raw"], HOURLY_SRC, ["src"]),
+    chained("hourly_view", ["model.p.hourly_src"]),
+    chained(
+        "daily_src",
+        ["model.p.hourly_view", "source.p.s.ext"],
+        {"materialized": TR, "time_column": "d", "start": "2025-01-01"},
+    ),
+    chained(
+        "monthly_src",
+        ["model.p.daily_src"],
+        {"materialized": TR, "time_column": "d", "interval_unit": "month", "start": "2025-01-01"},
+        ["tail"],
+    ),
+    chained(
+        "side", ["seed.p.raw"], {"materialized": TR, "time_column": "d", "start": "2025-01-01"}
+    ),
+    chained("not_null_d", ["model.p.daily_src", "model.p.side"], {}, resource_type="test"),
+]
+
+
+@pytest.mark.parametrize(
+    ("select", "names"),
+    [
+        # every model: DAG order (a model after the models it depends on), then by name
+        (None, ["hourly_src", "side", "daily_src", "locked_src", "monthly_src", "keyed_src"]),
+        ("hourly_src+", ["hourly_src", "daily_src", "locked_src", "monthly_src", "keyed_src"]),
+        ("monthly_src daily_src", ["daily_src", "monthly_src"]),
+        # the view is one level: hourly_src's first-level descendants are no dbt-vulcan model
+        ("hourly_src+1", ["hourly_src"]),
+        ("hourly_src+2", ["hourly_src", "daily_src"]),
+        ("hourly_src+0", ["hourly_src"]),
+        ("+monthly_src", ["hourly_src", "daily_src", "monthly_src"]),
+        ("1+monthly_src", ["daily_src", "monthly_src"]),
+        ("3+monthly_src+1", ["hourly_src", "daily_src", "monthly_src", "keyed_src"]),
+        ("+daily_src+", ["hourly_src", "daily_src", "locked_src", "monthly_src", "keyed_src"]),
+        # @: the model, its descendants and all their ancestors (side is the test's parent)
+        (
+            "@daily_src",
+            ["hourly_src", "side", "daily_src", "locked_src", "monthly_src", "keyed_src"],
+        ),
+        ("@monthly_src", ["hourly_src", "daily_src", "monthly_src", "keyed_src"]),
+        ("tag:tail+", ["monthly_src", "keyed_src"]),
+        ("tag:src+1 tag:locks", ["hourly_src", "locked_src"]),
+        (["2+tag:locks"], ["daily_src", "locked_src"]),
+        # a term may start at a seed or a plain model: what it reaches is selected
+        ("raw+", ["hourly_src", "side", "daily_src", "locked_src", "monthly_src", "keyed_src"]),
+        ("hourly_view+1", ["daily_src"]),
+        ("raw+1", ["hourly_src", "side"]),
+    ],
+)
+def test_graph_operators(select: Any, names: list[str]) -> None:
+    assert assert_select_agrees(GRAPH, select) == names
+
+
+@pytest.mark.parametrize(
+    ("select", "message"),
+    [
+        ("nosuch+ hourly_src", "select: no dbt-vulcan model matches nosuch+"),
+        ("raw hourly_view", "select: no dbt-vulcan model matches raw, hourly_view"),
+        ("1+raw", "select: no dbt-vulcan model matches 1+raw"),
+        ("not_null_d+ +raw", "select: no dbt-vulcan model matches not_null_d+, +raw"),
+        ("tag:none+ x+y", "select: no dbt-vulcan model matches tag:none+, x+y"),
+        ("@daily_src+", "select: '@' and '+' cannot be combined in @daily_src+"),
+        ("nosuch 2+@x", "select: no dbt-vulcan model matches nosuch, 2+@x"),
+        ("nosuch @2+x", "select: '@' and '+' cannot be combined in @2+x"),
+    ],
+)
+def test_graph_operators_refused(select: str, message: str) -> None:
+    models = "daily_src, hourly_src, keyed_src, locked_src, monthly_src, side"
+    assert_select_agrees(GRAPH, select)
+    with pytest.raises(CompilerError) as got:
+        _H.call("_vulcan_select", GRAPH, select)
+    assert str(got.value) in (message, f"{message}; models: {models}")
+
+
+# random DAGs: names n0..n7 (a node depends only on earlier ones), in a shuffled graph order
+KIND_CONFIGS = [
+    {"materialized": TR, "time_column": "d", "start": "2025-01-01"},
+    {"materialized": "incremental_by_unique_key", "unique_key": "id"},
+    {"materialized": "incremental_unmanaged"},
+    {"materialized": "view"},
+    {"materialized": "table"},
+]
+
+
+@st.composite
+def dags(draw: Any) -> list[dict[str, Any]]:
+    count = draw(st.integers(1, 8))
+    graph = []
+    for i in range(count):
+        resource = draw(st.sampled_from(["model", "model", "model", "model", "seed", "test"]))
+        parents = draw(st.lists(st.integers(0, i - 1), max_size=3)) if i else []
+        graph.append(
+            chained(
+                f"n{i}",
+                [graph[p]["unique_id"] for p in parents]
+                + draw(st.sampled_from([[], ["source.p.s"]])),
+                draw(st.sampled_from(KIND_CONFIGS)),
+                draw(st.lists(st.sampled_from(["a", "b"]), max_size=2, unique=True)),
+                resource,
+            )
+        )
+    return draw(st.permutations(graph))
+
+
+def terms(names: list[str]) -> Any:
+    """Terms over the graph's names: `+` / `N+` on either side or `@`; now and then an unknown
+    name (refused)."""
+    base = st.sampled_from([*names * 6, "tag:a", "tag:b", "tag:a", "tag:c", "n9", "+", "3"])
+    up = st.sampled_from(["+", "", "1+", "", "2+", "0+"])
+    down = st.sampled_from(["+", "", "+1", "+2", "+0", "+12"])
+    return st.one_of(
+        st.builds(lambda u, b, d: f"{u}{b}{d}", up, base, down),
+        st.builds(lambda b: f"@{b}", base),
+    )
+
+
+@st.composite
+def graph_selections(draw: Any) -> tuple[list[dict[str, Any]], Any]:
+    graph = draw(dags())
+    chosen = terms([n["name"] for n in graph])
+    listed = st.lists(chosen, min_size=1, max_size=3)
+    select = draw(st.sampled_from(["text", "list", "text", None]))
+    if select is not None:
+        select = draw(listed.map(" ".join) if select == "text" else listed)
+    return graph, select
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=graph_selections())
+def test_graph_selection_equals_the_oracle(case: tuple[list[dict[str, Any]], Any]) -> None:
+    """On random DAGs and terms, the Jinja selects what the oracle selects, in its order; and
+    that order is a DAG order: no selected model comes before a model it depends on."""
+    graph, select = case
+    assert_select_agrees(graph, select)
+    try:
+        chosen = operations.select_nodes(graph, select)
+    except VulcanConfigError:
+        return
+    by_id = {n["unique_id"]: n for n in graph}
+    position = {n["unique_id"]: i for i, n in enumerate(chosen)}
+    for n in chosen:
+        ancestors, todo = set(), list(n["depends_on"]["nodes"])
+        while todo:
+            parent = todo.pop()
+            if parent in by_id and parent not in ancestors:
+                ancestors.add(parent)
+                todo += by_id[parent]["depends_on"]["nodes"]
+        assert all(position[a] < position[n["unique_id"]] for a in ancestors if a in position)
 
 
 # -------------------------------------------------------------------------- restate
@@ -656,12 +859,178 @@ def test_restatements_equal_the_oracle(names: list[str], start: Any, end: Any) -
     assert [r["model_id"] for r in got] == [n["unique_id"] for n in nodes]
 
 
+def restatement_facts(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return [
+        (
+            f"{r['relation']['schema']}.{r['relation']['identifier']}".lower(),
+            r["name"],
+            r["start"],
+            r["end"],
+            r["full"],
+            r["warning"],
+            r["skipped"],
+        )
+        for r in items
+    ]
+
+
+@pytest.mark.parametrize(
+    "select",
+    ["hourly_src+", "raw+", "tag:src+ daily_src", "+locked_src", "locked_src hourly_src+", "@side"],
+)
+def test_cascade_restatements_equal_the_oracle(select: str) -> None:
+    """A graph selection's restatements: each model aligned to its own unit, a full-history
+    kind widened, a model with disable_restatement skipped when only reached, refused when
+    named (every refusal first)."""
+    chosen = operations.selection(GRAPH, select)
+    start, end = "2025-01-03 10:30", "2025-01-03 11:00"
+    try:
+        expected = operations.restatements(chosen.nodes, start, end, chosen.named)
+    except VulcanConfigError as exc:
+        with pytest.raises(CompilerError) as got:
+            _H.call("_vulcan_op_restatements", chosen.nodes, start, end, list(chosen.named))
+        assert str(got.value) == str(exc)
+        return
+    got = _H.call("_vulcan_op_restatements", chosen.nodes, start, end, list(chosen.named))
+    assert restatement_facts(got) == [
+        (r.relation, r.name, r.start, r.end, r.full, r.warning, r.skipped) for r in expected
+    ]
+
+
+class _GraphContext:
+    """The harness as a run-operation: the dbt graph, no table existing, printed lines kept."""
+
+    def __init__(self, graph: list[dict[str, Any]]) -> None:
+        self.graph = {"nodes": {n["unique_id"]: n for n in graph}}
+        self.printed: list[str] = []
+
+    def __enter__(self) -> _GraphContext:
+        self.saved = _H.context["vulcan_create_state_table"]
+        _H.context["graph"] = self.graph
+        _H.context["print"] = self.printed.append
+        _H.context["vulcan_create_state_table"] = lambda: ""
+        _H.context["adapter"].get_relation = lambda **kw: None
+        _H.statements.clear()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _H.context.pop("graph")
+        _H.context["print"] = lambda *a, **k: ""
+        _H.context["vulcan_create_state_table"] = self.saved
+        del _H.context["adapter"].get_relation
+
+
+def test_restate_a_cascade_records_each_model_and_names_the_skipped() -> None:
+    """vulcan_restate with `hourly_src+`: the range removed for the model and every dbt-vulcan
+    model downstream (through a plain view), each aligned to its unit, in DAG order: hours,
+    the day, the month, the whole history of a unique-key model; locked_src (disable_restatement)
+    skipped and named, not refused."""
+    with _GraphContext(GRAPH) as ctx:
+        _H.call("vulcan_restate", "hourly_src+", "2025-01-03 10:30", "2025-01-03 11:00")
+    [insert] = _H.statements
+    values = appended_values(insert)
+    restate = '{"restate": true, "full": false}'
+    expected = [
+        ("hourly_src", "2025-01-03 10:00:00", "2025-01-03 11:00:00", restate),
+        ("daily_src", "2025-01-03 00:00:00", "2025-01-04 00:00:00", restate),
+        ("monthly_src", "2025-01-01 00:00:00", "2025-02-01 00:00:00", restate),
+        (
+            "keyed_src",
+            "1900-01-01 00:00:00",
+            "9999-12-31 00:00:00",
+            restate.replace("false", "true"),
+        ),
+    ]
+    at = 0
+    for name, low, high, details in expected:
+        row = f"('sales.{name}', 'model.p.{name}', '{low}', '{high}', 'removed', '', "
+        assert row in values, name
+        assert values.index(row) >= at, name  # in DAG order
+        at = values.index(row)
+        assert details in values[at:].split("),")[0]
+    assert "locked_src" not in values
+    assert ctx.printed == [
+        "Restated hourly_src: 2025-01-03 10:00:00 - 2025-01-03 11:00:00; the next dbt run "
+        "recomputes it",
+        "Restated daily_src: 2025-01-03 00:00:00 - 2025-01-04 00:00:00; the next dbt run "
+        "recomputes it",
+        "Skipped locked_src: disable_restatement: true (reached through a graph operator, not "
+        "named in select)",
+        "Restated monthly_src: 2025-01-01 00:00:00 - 2025-02-01 00:00:00; the next dbt run "
+        "recomputes it",
+        "Warning: model 'keyed_src' (incremental_by_unique_key) only supports full-history "
+        "restatement: the requested range 2025-01-03 - 2025-01-03 was widened to the whole "
+        "history from 1900-01-01 00:00:00",
+        "Restated keyed_src: whole history; the next dbt run recomputes it",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("select", "message"),
+    [
+        # named (by name or by tag): refused, as a model named alone is; nothing recorded
+        (
+            "hourly_src+ locked_src",
+            "vulcan_restate refused:\n  - disable_restatement: true does not allow restating "
+            "model 'locked_src' (incremental_by_time_range); set disable_restatement false to "
+            "allow it",
+        ),
+        (
+            "tag:locks+",
+            "vulcan_restate refused:\n  - disable_restatement: true does not allow restating "
+            "model 'locked_src' (incremental_by_time_range); set disable_restatement false to "
+            "allow it",
+        ),
+        (
+            "hourly_view+ nosuch+",
+            "select: no dbt-vulcan model matches nosuch+; models: daily_src, hourly_src, "
+            "keyed_src, locked_src, monthly_src, side",
+        ),
+    ],
+)
+def test_restate_a_cascade_refused(select: str, message: str) -> None:
+    with _GraphContext(GRAPH) as ctx, pytest.raises(CompilerError) as got:
+        _H.call("vulcan_restate", select, "2025-01-03", "2025-01-04")
+    assert str(got.value) == message
+    assert ctx.printed == []
+    assert not any(is_state_append(s) for s in _H.statements)
+
+
+def test_status_and_plan_take_graph_operators() -> None:
+    """Every operation selects through _vulcan_operation_models: status and plan with `+x`
+    report the model and its dbt-vulcan ancestors, in DAG order."""
+    read = _H.context["_vulcan_op_read_log"]
+    _H.context["_vulcan_op_read_log"] = lambda keys=None: {}
+    try:
+        with _GraphContext(GRAPH) as ctx:
+            _H.call("vulcan_status", "+monthly_src")
+            _H.call("vulcan_plan", "+monthly_src", None, None, "2025-01-02")
+    finally:
+        _H.context["_vulcan_op_read_log"] = read
+    status, plan = ctx.printed
+    assert [line for line in status.splitlines() if line.endswith("]")] == [
+        "hourly_src [incremental_by_time_range]",
+        "daily_src [incremental_by_time_range]",
+        "monthly_src [incremental_by_time_range]",
+    ]
+    details = plan.split("Details:\n")[1]
+    assert [line.strip() for line in details.splitlines() if line.endswith("]")] == [
+        "hourly_src [incremental_by_time_range]",
+        "daily_src [incremental_by_time_range]",
+        "monthly_src [incremental_by_time_range]",
+    ]
+
+
 def test_restate_records_removed_rows_and_prints_the_messages() -> None:
     printed: list[str] = []
     nodes = [n for n in NODES if n["name"] in ("daily", "keyed")]
     select = _H.context["_vulcan_operation_models"]
     _H.context["print"] = printed.append
-    _H.context["_vulcan_operation_models"] = lambda select: {"nodes": nodes, "exists": {}}
+    _H.context["_vulcan_operation_models"] = lambda select: {
+        "nodes": nodes,
+        "named": [n["unique_id"] for n in nodes],
+        "exists": {},
+    }
     try:
         _H.statements.clear()
         _H.call("vulcan_restate", "daily keyed", "2025-01-02", "2025-01-03")

@@ -1,30 +1,50 @@
-{#- Shared by the operations: the selected dbt-vulcan models and whether their tables exist.
-    Run-operations do not run the on-run-start hook, so the state table is created here. -#}
+{#- Shared by the operations: the selected dbt-vulcan models, which of them a term named (not
+    only reached through a graph operator) and whether their tables exist. Run-operations do
+    not run the on-run-start hook, so the state table is created here. -#}
 {% macro _vulcan_operation_models(select) %}
   {% do dbt_vulcan.vulcan_create_state_table() %}
-  {%- set nodes = dbt_vulcan._vulcan_select_nodes(graph.nodes.values() | list, select) -%}
+  {%- set selected = dbt_vulcan._vulcan_select(graph.nodes.values() | list, select) -%}
   {%- set exists = {} -%}
-  {%- for node in nodes -%}
+  {%- for node in selected.nodes -%}
     {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias or node.name) -%}
     {% do exists.update({node.unique_id: relation is not none}) %}
   {%- endfor -%}
-  {{ return({'nodes': nodes, 'exists': exists}) }}
+  {{ return({'nodes': selected.nodes, 'named': selected.named, 'exists': exists}) }}
 {% endmacro %}
 
-{#- The dbt-vulcan models (resource type model, materialized as one of the kinds) matching
-    `select`: model names and `tag:<tag>`, separated by spaces or as a list; all of them,
-    sorted by name, when `select` is empty. An unmatched term is an error naming the models. -#}
+{#- The dbt-vulcan models `select` selects (_vulcan_select's nodes). -#}
 {% macro _vulcan_select_nodes(nodes, select) %}
+  {{ return(dbt_vulcan._vulcan_select(nodes, select).nodes) }}
+{% endmacro %}
+
+{#- The dbt-vulcan models (resource type model, materialized as one of the kinds) that `select`
+    selects, as `dbt ls --select` would, among `nodes` (the dbt graph's nodes); `select`: terms
+    separated by spaces, or a list of them; every dbt-vulcan model when it is empty.
+
+    A term is a model name or `tag:<tag>`, with dbt's graph operators: `name+` (and all its
+    descendants), `+name` (and all its ancestors), `name+N` / `N+name` (N levels), `+name+`,
+    `@name` (its descendants and all the ancestors of those and of itself). The graph is every
+    node's `depends_on.nodes`, whatever its resource type (a view or a seed between two
+    dbt-vulcan models does not break the chain); what is kept is the dbt-vulcan models. A term
+    that selects no dbt-vulcan model is an error naming the models; so is `@` with `+`.
+
+    {nodes: the models in DAG order (a model after every model it depends on): by their level
+    (the most dbt-vulcan models on one chain of dependencies above them), then name and
+    unique id; named: the unique ids of those a term's name or tag matched itself}. The
+    oracle: tests/oracle/operations.py (selection). -#}
+{% macro _vulcan_select(nodes, select) %}
   {%- set kinds = dbt_vulcan.vulcan_kinds() -%}
+  {%- set by_id = {} -%}
   {%- set candidates = [] -%}
-  {%- for node in nodes if node.resource_type == 'model' and (node.config or {}).get('materialized') in kinds -%}
-    {%- do candidates.append(node) -%}
+  {%- for node in nodes -%}
+    {%- do by_id.update({node.unique_id: node}) -%}
+    {%- if node.resource_type == 'model' and (node.config or {}).get('materialized') in kinds -%}
+      {%- do candidates.append(node) -%}
+    {%- endif -%}
   {%- endfor -%}
-  {%- set candidates = candidates | sort(attribute='name', case_sensitive=true) -%}
   {%- if select is none or select == '' or select == [] -%}
-    {{ return(candidates) }}
-  {%- endif -%}
-  {%- if select is string -%}
+    {%- set terms = [] -%}
+  {%- elif select is string -%}
     {%- set terms = select.split() -%}
   {%- elif select is iterable and select is not mapping -%}
     {%- set terms = [] -%}
@@ -32,27 +52,132 @@
   {%- else -%}
     {%- set terms = [select | string] -%}
   {%- endif -%}
-  {%- set chosen = [] -%}
-  {%- set chosen_ids = [] -%}
+  {%- set vulcan_ids = {} -%}
+  {%- for node in candidates -%}{%- do vulcan_ids.update({node.unique_id: true}) -%}{%- endfor -%}
+  {%- set graph = {} -%}
+  {%- set chosen = {} -%}
+  {%- set named = [] -%}
   {%- set unknown = [] -%}
   {%- for term in terms -%}
-    {%- set matched = [] -%}
-    {%- for node in candidates -%}
-      {%- if (term.startswith('tag:') and term[4:] in (node.tags or [])) or (not term.startswith('tag:') and node.name == term) -%}
-        {%- do matched.append(node) -%}
+    {%- set parsed = modules.re.fullmatch('(@)?(?:(\\d*)\\+)?(.+?)(?:\\+(\\d*))?', term) -%}
+    {%- set at, up, base, down = parsed.groups() -%}
+    {%- if at and (up is not none or down is not none) -%}
+      {{ exceptions.raise_compiler_error("select: '@' and '+' cannot be combined in " ~ term) }}
+    {%- endif -%}
+    {%- set found = [] -%}
+    {%- for node in nodes -%}
+      {%- if (base.startswith('tag:') and base[4:] in (node.tags or [])) or (not base.startswith('tag:') and node.name == base) -%}
+        {%- do found.append(node.unique_id) -%}
       {%- endif -%}
     {%- endfor -%}
-    {%- if not matched -%}{%- do unknown.append(term) -%}{%- endif -%}
-    {%- for node in matched if node.unique_id not in chosen_ids -%}
-      {%- do chosen.append(node) -%}
-      {%- do chosen_ids.append(node.unique_id) -%}
-    {%- endfor -%}
+    {%- set reached = {} -%}
+    {%- for id in found -%}{%- do reached.update({id: true}) -%}{%- endfor -%}
+    {%- if found and (at or up is not none or down is not none) -%}
+      {%- if not graph -%}{%- do graph.update(dbt_vulcan._vulcan_select_graph(nodes, by_id)) -%}{%- endif -%}
+      {%- if at -%}
+        {%- set below = dbt_vulcan._vulcan_select_reach(found, graph.children, none) -%}
+        {%- do reached.update(dbt_vulcan._vulcan_select_reach(below | list, graph.parents, none)) -%}
+      {%- endif -%}
+      {%- if up is not none -%}
+        {%- do reached.update(dbt_vulcan._vulcan_select_reach(found, graph.parents, (up | int) if up else none)) -%}
+      {%- endif -%}
+      {%- if down is not none -%}
+        {%- do reached.update(dbt_vulcan._vulcan_select_reach(found, graph.children, (down | int) if down else none)) -%}
+      {%- endif -%}
+    {%- endif -%}
+    {%- set kept = [] -%}
+    {%- for id in reached if id in vulcan_ids -%}{%- do kept.append(id) -%}{%- endfor -%}
+    {%- if not kept -%}{%- do unknown.append(term) -%}{%- endif -%}
+    {%- for id in kept -%}{%- do chosen.update({id: true}) -%}{%- endfor -%}
+    {%- for id in found if id in vulcan_ids and id not in named -%}{%- do named.append(id) -%}{%- endfor -%}
   {%- endfor -%}
   {%- if unknown -%}
-    {%- set names = candidates | map(attribute='name') | join(', ') -%}
+    {%- set names = candidates | map(attribute='name') | sort(case_sensitive=true) | join(', ') -%}
     {{ exceptions.raise_compiler_error('select: no dbt-vulcan model matches ' ~ unknown | join(', ') ~ '; models: ' ~ (names or '(none)')) }}
   {%- endif -%}
-  {{ return(chosen) }}
+  {%- set picked = [] -%}
+  {%- for node in candidates if not terms or node.unique_id in chosen -%}{%- do picked.append(node) -%}{%- endfor -%}
+  {%- if picked | length > 1 -%}
+    {%- if not graph -%}{%- do graph.update(dbt_vulcan._vulcan_select_graph(nodes, by_id)) -%}{%- endif -%}
+    {%- set levels = dbt_vulcan._vulcan_select_levels(graph, vulcan_ids) -%}
+    {%- set keyed = [] -%}
+    {%- for node in picked -%}
+      {%- do keyed.append([levels.get(node.unique_id, 0), node.name | string, node.unique_id | string, loop.index0]) -%}
+    {%- endfor -%}
+    {%- set ordered = [] -%}
+    {%- for key in keyed | sort -%}{%- do ordered.append(picked[key[3]]) -%}{%- endfor -%}
+    {%- set picked = ordered -%}
+  {%- endif -%}
+  {{ return({'nodes': picked, 'named': named}) }}
+{% endmacro %}
+
+{#- The dbt graph among `nodes`: {parents, children}, each {unique id: [unique id, ...]} from
+    the nodes' depends_on.nodes (an edge to a node not in `nodes`, e.g. a source, is left out). -#}
+{% macro _vulcan_select_graph(nodes, by_id) %}
+  {%- set parents = {} -%}
+  {%- set children = {} -%}
+  {%- for node in nodes -%}
+    {%- do parents.setdefault(node.unique_id, []) -%}
+    {%- do children.setdefault(node.unique_id, []) -%}
+  {%- endfor -%}
+  {%- for node in nodes -%}
+    {%- for parent in ((node.depends_on or {}).get('nodes') or []) if parent in by_id and parent not in parents[node.unique_id] -%}
+      {%- do parents[node.unique_id].append(parent) -%}
+      {%- do children[parent].append(node.unique_id) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {{ return({'parents': parents, 'children': children}) }}
+{% endmacro %}
+
+{#- {unique id: true} for `start` (ids) and what `edges` reach from them in at most `depth`
+    steps (none: any number). -#}
+{% macro _vulcan_select_reach(start, edges, depth) %}
+  {%- set seen = {} -%}
+  {%- for id in start -%}{%- do seen.update({id: true}) -%}{%- endfor -%}
+  {%- set st = {'frontier': start | list} -%}
+  {%- for _ in range(edges | length if depth is none else depth) -%}
+    {%- if not st.frontier -%}{% break %}{%- endif -%}
+    {%- set next = [] -%}
+    {%- for id in st.frontier -%}
+      {%- for other in edges.get(id, []) if other not in seen -%}
+        {%- do seen.update({other: true}) -%}
+        {%- do next.append(other) -%}
+      {%- endfor -%}
+    {%- endfor -%}
+    {%- do st.update({'frontier': next}) -%}
+  {%- endfor -%}
+  {{ return(seen) }}
+{% endmacro %}
+
+{#- {unique id: level} over the whole graph: a node's level is the largest, over its parents,
+    of the parent's level plus one when the parent is a dbt-vulcan model (`vulcan_ids`); 0 for
+    a node with no parent. Computed generation by generation (Kahn's order). -#}
+{% macro _vulcan_select_levels(graph, vulcan_ids) %}
+  {%- set is_vulcan = {} -%}
+  {%- for id in vulcan_ids -%}{%- do is_vulcan.update({id: 1}) -%}{%- endfor -%}
+  {%- set levels = {} -%}
+  {%- set waiting = {} -%}
+  {%- set ready = [] -%}
+  {%- for id, parents in graph.parents.items() -%}
+    {%- do levels.update({id: 0}) -%}
+    {%- do waiting.update({id: parents | length}) -%}
+    {%- if not parents -%}{%- do ready.append(id) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- set st = {'frontier': ready} -%}
+  {%- for _ in range(levels | length) -%}
+    {%- if not st.frontier -%}{% break %}{%- endif -%}
+    {%- set next = [] -%}
+    {%- for id in st.frontier -%}
+      {%- set level = levels[id] + is_vulcan.get(id, 0) -%}
+      {%- for child in graph.children[id] -%}
+        {%- if level > levels[child] -%}{%- do levels.update({child: level}) -%}{%- endif -%}
+        {%- do waiting.update({child: waiting[child] - 1}) -%}
+        {%- if waiting[child] == 0 -%}{%- do next.append(child) -%}{%- endif -%}
+      {%- endfor -%}
+    {%- endfor -%}
+    {%- do st.update({'frontier': next}) -%}
+  {%- endfor -%}
+  {{ return(levels) }}
 {% endmacro %}
 
 {#- A model's key in the state log: `schema.alias`, lower case (as vulcan_relation_key). -#}

@@ -1,18 +1,25 @@
 {#- dbt run-operation vulcan_restate --args '{select: daily_sales, start: 2025-01-03, end: 2025-01-05}'
     Records the range as removed (nothing else is touched): the next `dbt run` recomputes it.
-    Kinds that only support full-history restatement are widened (with a warning) and rebuilt
-    by the next run; models with disable_restatement: true are refused. Every refusal is raised
-    before anything is recorded. -#}
+    `select` takes dbt's graph operators: `raw_events+` restates the model and every dbt-vulcan
+    model downstream of it, each aligned to its own interval unit. Kinds that only support
+    full-history restatement are widened (with a warning) and rebuilt by the next run; a model
+    with disable_restatement: true is refused when a term names it, and skipped (one line
+    says so) when only a graph operator reached it. Every refusal is raised before anything is
+    recorded. -#}
 {% macro vulcan_restate(select=none, start=none, end=none) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
-  {%- set planned = dbt_vulcan._vulcan_op_restatements(found.nodes, start, end) -%}
+  {%- set planned = dbt_vulcan._vulcan_op_restatements(found.nodes, start, end, found.named if select else none) -%}
   {%- set values = [] -%}
   {%- set messages = [] -%}
   {%- for item in planned -%}
-    {%- set details = '{"restate": true, "full": ' ~ ('true' if item.full else 'false') ~ '}' -%}
-    {%- do values.append(dbt_vulcan.vulcan_state_values(item.relation, [[item.start, item.end]], 'removed', '', details, item.model_id)) -%}
-    {%- if item.warning -%}{%- do messages.append('Warning: ' ~ item.warning) -%}{%- endif -%}
-    {%- do messages.append('Restated ' ~ item.name ~ ': ' ~ ('whole history' if item.full else item.start ~ ' - ' ~ item.end) ~ '; the next dbt run recomputes it') -%}
+    {%- if item.skipped -%}
+      {%- do messages.append('Skipped ' ~ item.name ~ ': ' ~ item.skipped ~ ': true (reached through a graph operator, not named in select)') -%}
+    {%- else -%}
+      {%- set details = '{"restate": true, "full": ' ~ ('true' if item.full else 'false') ~ '}' -%}
+      {%- do values.append(dbt_vulcan.vulcan_state_values(item.relation, [[item.start, item.end]], 'removed', '', details, item.model_id)) -%}
+      {%- if item.warning -%}{%- do messages.append('Warning: ' ~ item.warning) -%}{%- endif -%}
+      {%- do messages.append('Restated ' ~ item.name ~ ': ' ~ ('whole history' if item.full else item.start ~ ' - ' ~ item.end) ~ '; the next dbt run recomputes it') -%}
+    {%- endif -%}
   {%- endfor -%}
   {% do dbt_vulcan.vulcan_record_intervals(values | join(',\n')) %}
   {%- for message in messages -%}
@@ -20,11 +27,14 @@
   {%- endfor -%}
 {% endmacro %}
 
-{#- What vulcan_restate records per model (operations.restatements): [{relation (schema and
-    identifier), name, model_id, start, end ('YYYY-MM-DD HH:MM:SS[.ffffff]'), full, warning}];
-    the range aligned to the model's interval unit, or the whole history from the model's start
-    for the kinds that only support that. -#}
-{% macro _vulcan_op_restatements(nodes, start, end) %}
+{#- What vulcan_restate records per model (operations.restatements), in the order of `nodes`:
+    [{relation (schema and identifier), name, model_id, start, end ('YYYY-MM-DD
+    HH:MM:SS[.ffffff]'), full, warning, skipped}]; the range aligned to the model's interval
+    unit, or the whole history from the model's start for the kinds that only support that.
+    `named`: the unique ids the selection named (none: every model); a model with
+    disable_restatement that is not named is skipped (`skipped`: 'disable_restatement', no
+    range), one that is named is refused. -#}
+{% macro _vulcan_op_restatements(nodes, start, end, named=none) %}
   {%- if start is none or end is none -%}
     {{ exceptions.raise_compiler_error('vulcan_restate: both start and end are required (dates)') }}
   {%- endif -%}
@@ -44,6 +54,12 @@
     {%- set owner = "model '" ~ node.name ~ "' (" ~ kind ~ ')' -%}
     {%- if checked.message -%}
       {%- do problems.append(checked.message) -%}
+    {%- elif checked.settings.disable_restatement and named is not none and node.unique_id not in named -%}
+      {%- do out.append({
+        'relation': {'schema': node.schema, 'identifier': node.alias or node.name},
+        'name': node.name, 'model_id': node.unique_id, 'start': none, 'end': none,
+        'full': false, 'warning': none, 'skipped': 'disable_restatement',
+      }) -%}
     {%- elif checked.settings.disable_restatement -%}
       {%- do problems.append('disable_restatement: true does not allow restating ' ~ owner ~ '; set disable_restatement false to allow it') -%}
     {%- else -%}
@@ -64,7 +80,7 @@
       {%- do out.append({
         'relation': {'schema': node.schema, 'identifier': node.alias or node.name},
         'name': node.name, 'model_id': node.unique_id, 'start': fmt(chosen[0]), 'end': fmt(chosen[1]),
-        'full': full, 'warning': warning,
+        'full': full, 'warning': warning, 'skipped': none,
       }) -%}
     {%- endif -%}
   {%- endfor -%}
