@@ -41,7 +41,7 @@ functional-parquet: setup
 # partitions, SCD type 2), converted and reordered tables, the SQLMesh oracles and contracts
 # with Delta constraints (the format-independent suites run on parquet).
 DELTA_TESTS = tests/functional/adapter $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py \
-	$(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py $(KINDS)/test_scd2.py \
+	$(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py $(KINDS)/test_scd2.py $(KINDS)/test_tracked.py \
 	$(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py tests/functional/test_contracts.py \
 	tests/functional/test_state_fold.py::TestStateTableFromBeforeThePartitioning
 functional-delta: setup
@@ -55,7 +55,7 @@ functional-delta: setup
 # check is the same Jinja in both modes (the adapter replaces only the state append, the stage
 # listing and the checks of its own Python), and the kinds' own tests run here.
 PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/functional/reliability/test_settings_once.py $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
-	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py tests/functional/test_plan_equals_run.py \
+	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py $(KINDS)/test_tracked.py tests/functional/test_plan_equals_run.py \
 	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py tests/functional/test_extension_points.py $(KINDS)/test_existing_tables.py $(THREADS_TEST) \
@@ -66,7 +66,7 @@ PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/funct
 # `make databricks`, the package's Delta path; adapter mode runs the same Jinja on Delta); eight
 # threads append to a Delta / Iceberg state table
 THREADS_TEST = tests/functional/reliability/test_concurrency.py::TestEightThreadsSeveralRuns
-PACKAGE_FORMAT_TESTS = $(KINDS)/test_existing_tables.py::TestReorderedSelect $(THREADS_TEST)
+PACKAGE_FORMAT_TESTS = $(KINDS)/test_existing_tables.py::TestReorderedSelect $(KINDS)/test_tracked.py::TestTrackedHistories $(THREADS_TEST)
 functional-package: setup
 	$(PYTEST) $(PACKAGE_TESTS) -q --durations=$(DURATIONS) --profile parquet --mode package \
 		--deselect $(KINDS)/test_existing_tables.py::TestConvertedFromTable
@@ -79,7 +79,7 @@ functional-package: setup
 # format-independent suites (planner, operations, audits, dbt native, Python models) run on
 # parquet.
 ICEBERG_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
-	$(KINDS)/test_scd2.py $(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py \
+	$(KINDS)/test_scd2.py $(KINDS)/test_tracked.py $(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py \
 	tests/functional/test_contracts.py tests/functional/test_state_log.py tests/functional/test_state_fold.py \
 	tests/functional/test_connection.py \
 	tests/functional/test_audits.py::TestAuditsTimeRange \
@@ -139,6 +139,7 @@ DATABRICKS_TESTS := \
 	$(KINDS)/test_unique_key.py::TestUpsert::test_merge_filter_and_its_caveat \
 	$(KINDS)/test_partition.py::TestPartition::test_replaces_present_keys_keeps_absent_inserts_new \
 	$(KINDS)/test_existing_tables.py::TestReorderedSelect \
+	$(KINDS)/test_tracked.py::TestTrackedHistories \
 	tests/functional/test_contracts.py::TestContractConstraints \
 	tests/functional/test_dbt_native.py::TestDbtNative::test_show_runs_the_next_batch \
 	tests/functional/test_operations.py::TestOperations::test_plan_predicts_the_next_run \

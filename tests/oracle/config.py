@@ -17,7 +17,7 @@ from dbt.adapters.vulcan.timemacros import TIME_DATA_TYPES, to_python_format
 from dbt.adapters.vulcan.timeutil import VulcanConfigError, format_ts, parse_end, parse_time
 from tests.oracle.schedule import Schedule
 
-TIME_RANGE, UNIQUE_KEY, PARTITION, UNMANAGED, SCD2_BY_TIME, SCD2_BY_COLUMN = KINDS
+TIME_RANGE, UNIQUE_KEY, PARTITION, UNMANAGED, SCD2_BY_TIME, SCD2_BY_COLUMN, TRACKED = KINDS
 
 FILE_FORMATS = config_keys.key("file_format").allowed
 CHANGE_ACTIONS = config_keys.key("on_destructive_change").allowed
@@ -80,6 +80,9 @@ class ModelConfig:
     invalidate_hard_deletes: bool = False
     columns: list[str] | None = None  # None means '*': every non-key column
     execution_time_as_valid_from: bool = False
+    # tracked
+    group_key: list[str] = field(default_factory=list)
+    content_hash_column: str = "_content_hash"
     # every kind
     grains: list[str] = field(default_factory=list)
     audits: list[Any] = field(default_factory=list)
@@ -308,6 +311,10 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
 
     if kind in (TIME_RANGE, UNIQUE_KEY, SCD2_BY_TIME, SCD2_BY_COLUMN):
         _scheduling(cfg, config, errors)
+    if kind == TRACKED:
+        cfg.lookback = _as_int(config.get("lookback"), "lookback", errors, 0) or 0
+        _schedule(cfg, config, errors)
+        _time_column_and_type(cfg, config, errors)
     if kind == TIME_RANGE:
         _time_range(cfg, config, errors)
         leading = [cfg.time_column] if cfg.time_column and cfg.partition_by_time_column else []
@@ -331,6 +338,8 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
             "batch_size: incremental_unmanaged appends the whole query result each run; "
             "it has no batches (remove batch_size)"
         )
+    if kind == TRACKED:
+        _tracked(cfg, config, errors)
     cfg.grains = _as_list(config.get("grains"), "grains", errors)
     audits = config.get("audits") if config.get("audits") is not None else config.get("assertions")
     if audits is not None and not isinstance(audits, list):
@@ -438,6 +447,10 @@ def _scheduling(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector)
     if "lookback" in KIND_KEYS[cfg.kind]:
         cfg.lookback = _as_int(config.get("lookback"), "lookback", errors, 0) or 0
     cfg.batch_size = _as_int(config.get("batch_size"), "batch_size", errors, 1)
+    _schedule(cfg, config, errors)
+
+
+def _schedule(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:
     schedule = errors.check(
         "cron",
         Schedule.build,
@@ -453,6 +466,22 @@ def _scheduling(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector)
 
 
 def _time_range(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:
+    _time_column_and_type(cfg, config, errors)
+    cfg.partition_by_time_column = _as_bool(
+        config.get("partition_by_time_column"), "partition_by_time_column", errors, True
+    )
+
+
+def _tracked(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:
+    cfg.group_key = _as_list(config.get("group_key"), "group_key", errors)
+    value = config.get("content_hash_column")
+    if value is not None and not (isinstance(value, str) and value.strip()):
+        errors.add(f"content_hash_column: {value!r} is not a column name")
+    elif value is not None:
+        cfg.content_hash_column = value.strip()
+
+
+def _time_column_and_type(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:
     if config.get("time_column") is not None:
         cfg.time_column, cfg.time_format = _time_column(config["time_column"], errors)
     if cfg.time_format is not None:
@@ -462,9 +491,6 @@ def _time_range(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector)
         cfg.time_data_type = _choice(time_type, "time_data_type", TIME_DATA_TYPES, "date", errors)
     elif cfg.time_format is not None:
         cfg.time_data_type = "string"
-    cfg.partition_by_time_column = _as_bool(
-        config.get("partition_by_time_column"), "partition_by_time_column", errors, True
-    )
 
 
 def _message(model: str, kind: str, problems: list[str]) -> str:

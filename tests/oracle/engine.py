@@ -174,7 +174,7 @@ def check(
     partition columns came from."""
     names = [name for name, _ in columns]
     problems: list[str] = []
-    if cfg.kind == TIME_RANGE and cfg.time_column:
+    if cfg.time_column:
         problems += [p for p in [time_column_type(cfg, dict(columns))[1]] if p]
     if new_table:
         problems += _partition_problems(cfg, names, key)

@@ -347,6 +347,8 @@ def fingerprint(raw_code: str, cfg: ModelConfig, contract: list[list[Any]] | Non
         "when_matched": cfg.when_matched,
         "merge_filter": cfg.merge_filter,
     }
+    if cfg.kind == "tracked":
+        shaping.update(group_key=cfg.group_key, content_hash_column=cfg.content_hash_column)
     if contract is not None:
         shaping["contract"] = contract
     text = raw_code.strip() + "\n" + json.dumps(shaping, sort_keys=True)
@@ -437,15 +439,22 @@ def _untracked_plan(
 ) -> ModelPlan:
     """A kind run without `start`: one batch over all time up to now, nothing recorded.
 
-    Its time tokens span 1970-01-01 .. the end of the last complete interval."""
-    end = cfg.schedule().due_end(run_vars.execution_time, allow_partials=True)
+    Its time tokens span 1970-01-01 .. the execution time; a kind with a time column (tracked)
+    runs over its window: the vars' range, else from the execution time's unit, `lookback`
+    units back, to the execution time."""
+    schedule = cfg.schedule()
+    start, end = EPOCH, schedule.due_end(run_vars.execution_time, allow_partials=True)
+    if cfg.time_column and run_vars.start is not None and run_vars.end is not None:
+        start, end = run_vars.start, run_vars.end
+    elif cfg.time_column:
+        start = schedule.add(schedule.floor(run_vars.execution_time), -cfg.lookback)
     batch = Batch(
         index=1,
         count=1,
-        start=EPOCH,
+        start=start,
         end=end,
         intervals=0,
-        label=format_range(EPOCH, end, cfg.schedule().unit.is_date_grain),
+        label=format_range(start, end, schedule.unit.is_date_grain),
         dirty=False,
         tracked=False,
     )

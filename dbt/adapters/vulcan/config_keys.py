@@ -147,6 +147,7 @@ _SHORT = {
     "incremental_unmanaged": "unmanaged",
     "scd_type_2_by_time": "SCD2 by time",
     "scd_type_2_by_column": "SCD2 by column",
+    "tracked": "tracked",
 }
 
 
@@ -170,4 +171,4 @@ def readme_table(section: str) -> str:
     return "\n".join(lines)
 
 
-SECTIONS = ("every", KINDS[0], KINDS[1], "scd_type_2")
+SECTIONS = ("every", KINDS[0], KINDS[1], "scd_type_2", "tracked")

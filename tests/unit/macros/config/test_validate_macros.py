@@ -32,7 +32,7 @@ from tests.oracle.schedule import IntervalUnit
 from tests.support.macro_harness import CompilerError, Harness, shared_harness
 
 KINDS = config_keys.KINDS
-TR, UK, PART, UM, SCDT, SCDC = KINDS
+TR, UK, PART, UM, SCDT, SCDC, TRK = KINDS
 
 
 def harness() -> Harness:
@@ -105,6 +105,19 @@ def _unit_catalogue() -> list[tuple[str, dict[str, Any]]]:
         (TR, {"time_column": "d", "start": "2025-01-01", "incremental_predicates": ["x"]}),
         (SCDT, {"unique_key": "id", "lookback": 1}),
         (SCDT, {"unique_key": "id", "lookback": 3}),
+        (TRK, {"group_key": ["invoice_id", "region"]}),
+        (TRK, {"group_key": "id", "time_column": "invoice_date", "lookback": 7, "cron": "@daily"}),
+        (TRK, {"group_key": "id", "time_column": ["ds", "%Y%m%d"], "content_hash_column": "h"}),
+        (TRK, {"content_hash_column": 3, "lookback": -1, "start": "2025-01-01", "unique_key": "x"}),
+        (
+            TRK,
+            {
+                "group_key": "id",
+                "time_column": "t",
+                "time_data_type": "epoch",
+                "interval_unit": "hour",
+            },
+        ),
     ]
 
 

@@ -30,7 +30,7 @@
 {% macro vulcan_kinds() %}
   {{ return([
     'incremental_by_time_range', 'incremental_by_unique_key', 'incremental_by_partition',
-    'incremental_unmanaged', 'scd_type_2_by_time', 'scd_type_2_by_column',
+    'incremental_unmanaged', 'scd_type_2_by_time', 'scd_type_2_by_column', 'tracked',
   ]) }}
 {% endmacro %}
 
@@ -46,6 +46,7 @@
   {%- set UK = 'incremental_by_unique_key' -%}
   {%- set SCDT = 'scd_type_2_by_time' -%}
   {%- set SCDC = 'scd_type_2_by_column' -%}
+  {%- set TRK = 'tracked' -%}
   {%- set SCHEDULED = [TR, UK, SCDT, SCDC] -%}
   {{ return([
     {'name': 'file_format', 'kinds': 'all', 'dbt': true, 'section': 'every',
@@ -64,7 +65,7 @@
     {'name': 'disable_restatement', 'kinds': 'all', 'section': 'every',
      'check': 'bool', 'value': false, 'value_by_kind': {SCDT: true, SCDC: true},
      'type': 'bool', 'default': 'false (true for SCD type 2)', 'default_by_kind': {SCDT: 'true', SCDC: 'true'},
-     'meaning': '`vulcan_restate` is refused; `--full-refresh` runs the model incrementally and one line says so (an error if its own config sets `full_refresh: true`)'},
+     'meaning': '`vulcan_restate` is refused when `select` names the model, skipped (and named) when only a graph operator reaches it; `--full-refresh` runs the model incrementally and one line says so (an error if its own config sets `full_refresh: true`)'},
     {'name': 'on_additive_change', 'kinds': 'all', 'section': 'every',
      'check': 'choice', 'allowed': ['allow', 'warn', 'error', 'ignore'], 'value': 'allow',
      'type': '`allow` \\| `warn` \\| `error` \\| `ignore`', 'default': '`allow`',
@@ -85,11 +86,11 @@
      'type': 'bool', 'default': 'true',
      'meaning': '`grains` implies a blocking uniqueness audit on the grain; false turns it off'},
 
-    {'name': 'time_column', 'kinds': [TR], 'required_by': [TR], 'section': TR,
+    {'name': 'time_column', 'kinds': [TR, TRK], 'required_by': [TR], 'section': TR,
      'check': 'time_column', 'value': none,
-     'type': 'string, `[column, format]` or `{column:, format:}`', 'default': 'required',
-     'meaning': "the output column holding each row's time; a format (`'%Y%m%d'` or `'yyyyMMdd'`) for string columns"},
-    {'name': 'time_data_type', 'kinds': [TR, SCDT, SCDC], 'section': TR,
+     'type': 'string, `[column, format]` or `{column:, format:}`', 'default': 'required (time range); none (tracked)',
+     'meaning': "the output column holding each row's time; a format (`'%Y%m%d'` or `'yyyyMMdd'`) for string columns. Tracked: limits a run to the groups of its window (see [tracked](#tracked))"},
+    {'name': 'time_data_type', 'kinds': [TR, SCDT, SCDC, TRK], 'section': TR,
      'check': 'choice', 'allowed': ['date', 'timestamp', 'timestamp_ntz', 'string', 'int', 'bigint', 'epoch', 'epoch_millis'],
      'allowed_by_kind': {SCDT: ['timestamp', 'timestamp_ntz', 'date'], SCDC: ['timestamp', 'timestamp_ntz', 'date']},
      'value': none, 'value_by_kind': {SCDT: 'timestamp', SCDC: 'timestamp'},
@@ -103,22 +104,22 @@
      'check': 'end_time', 'value': none,
      'type': 'date or timestamp', 'default': 'none',
      'meaning': 'last interval; a date is inclusive (the whole day)'},
-    {'name': 'cron', 'kinds': SCHEDULED, 'section': TR,
+    {'name': 'cron', 'kinds': SCHEDULED + [TRK], 'section': TR,
      'check': 'cron', 'value': '0 0 * * *',
      'type': '`@hourly` \\| `@daily` \\| `@weekly` \\| `@monthly` \\| `@yearly` \\| 5-field cron', 'default': '`@daily`',
      'meaning': 'when intervals become due; also gives the interval unit'},
-    {'name': 'interval_unit', 'kinds': SCHEDULED, 'section': TR,
+    {'name': 'interval_unit', 'kinds': SCHEDULED + [TRK], 'section': TR,
      'check': 'interval_unit', 'value': 'day',
      'type': '`five_minute` \\| `quarter_hour` \\| `half_hour` \\| `hour` \\| `day` \\| `week` \\| `month` \\| `quarter` \\| `year`', 'default': 'from `cron`',
      'meaning': 'the size of one interval; coarser than the cron needs `allow_partials`'},
-    {'name': 'week_start', 'kinds': SCHEDULED, 'section': TR,
+    {'name': 'week_start', 'kinds': SCHEDULED + [TRK], 'section': TR,
      'check': 'week_start', 'value': 0,
      'type': '`monday`..`sunday` or 0..6', 'default': "the weekly cron's day, else monday",
      'meaning': 'first day of a week interval'},
-    {'name': 'lookback', 'kinds': [TR, UK], 'section': TR,
+    {'name': 'lookback', 'kinds': [TR, UK, TRK], 'section': TR,
      'check': 'int', 'min': 0, 'value': 0, 'dbt_node_value': 1,
      'type': 'int ≥ 0', 'default': '0',
-     'meaning': 'also re-run the N intervals before *each* missing interval (late data), as SQLMesh does'},
+     'meaning': 'also re-run the N intervals before *each* missing interval (late data), as SQLMesh does. Tracked with `time_column`: the window reaches N interval units back'},
     {'name': 'batch_size', 'kinds': SCHEDULED, 'section': TR,
      'check': 'int', 'min': 1, 'value': none,
      'type': 'int ≥ 1', 'default': 'none',
@@ -180,5 +181,14 @@
      'check': 'bool', 'value': false,
      'type': 'bool', 'default': 'false',
      'meaning': 'by column: the first load starts at the execution time, not 1970'},
+
+    {'name': 'group_key', 'kinds': [TRK], 'required_by': [TRK], 'section': TRK,
+     'check': 'columns', 'value': [],
+     'type': 'column or list', 'default': 'required',
+     'meaning': "the columns naming a group (one entity's rows); composite allowed; a group is replaced, inserted or deleted as a whole"},
+    {'name': 'content_hash_column', 'kinds': [TRK], 'section': TRK,
+     'check': 'column', 'value': '_content_hash',
+     'type': 'column name', 'default': '`_content_hash`',
+     'meaning': "the table column holding each group's content hash (every column but the key; order-independent, NULL-safe)"},
   ]) }}
 {% endmacro %}

@@ -128,12 +128,13 @@
     'file_format', 'forward_only', 'disable_restatement', 'on_destructive_change',
     'on_additive_change', 'partition_by',
     'start', 'end', 'allow_partials', 'lookback', 'batch_size', 'cron',
-    'time_column', ['time_data_type', ['incremental_by_time_range']], 'partition_by_time_column',
+    'time_column', ['time_data_type', ['incremental_by_time_range', 'tracked']], 'partition_by_time_column',
     'unique_key', 'when_matched', 'merge_filter',
     'valid_from_name', 'valid_to_name', 'updated_at_name', 'invalidate_hard_deletes',
     ['disable_restatement', SCD], ['time_data_type', SCD],
     'updated_at_as_valid_from', 'execution_time_as_valid_from', 'columns',
     ['batch_size', ['incremental_unmanaged']],
+    'group_key', 'content_hash_column',
     'grains', 'audits', 'safety_overrides',
   ]) }}
 {% endmacro %}

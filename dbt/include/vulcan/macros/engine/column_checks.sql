@@ -43,7 +43,7 @@
     partition columns came from (vulcan_partition_key). -#}
 {% macro vulcan_column_problems(cfg, columns, new_table, key='partitioned_by') %}
   {%- set problems = [] -%}
-  {%- if cfg.kind == 'incremental_by_time_range' and cfg.time_column -%}
+  {%- if cfg.time_column -%}
     {%- set found = dbt_vulcan.vulcan_time_column_type(cfg, columns) -%}
     {%- if found.problem -%}{%- do problems.append(found.problem) -%}{%- endif -%}
   {%- endif -%}

@@ -4,7 +4,8 @@
     the state log (an untracked run: the run, as an empty range) and print a progress line.
 
     A strategy is a macro `vulcan_<kind>_<file_format>(args)`; `args` holds relation, model,
-    cfg, batch, sql, query (unwrapped), filter, time_type, dirty, removed_rows, plan, per_run
+    cfg, batch, sql, query (unwrapped), filter, time_type, dirty, removed_rows, plan, per_run,
+    projection (the columns `sql` selects when not the query's own: engine/materialize.sql)
     (a dict a strategy may keep values in from one batch to the next), plus the entries of
     `extra`: `created` (the table was just (re)created: its first batch writes into an empty
     table, engine/materialize.sql) and the kind's own per-run values.
@@ -44,7 +45,7 @@
     {%- set args = {
       'relation': relation, 'model': model, 'cfg': cfg, 'batch': batch, 'plan': plan,
       'sql': batch_sql, 'query': rendered.query, 'filter': rendered.filter,
-      'time_type': time_type, 'dirty': batch.dirty, 'per_run': per_run,
+      'time_type': time_type, 'dirty': batch.dirty, 'per_run': per_run, 'projection': projection,
       'removed_rows': dbt_vulcan.vulcan_state_values(relation, interval, 'removed', plan.fingerprint) if batch.dirty else none,
     } -%}
     {%- if extra -%}{%- do args.update(extra) -%}{%- endif -%}

@@ -1,6 +1,7 @@
 {#- Stage tables. Spark cannot overwrite a table that the same statement reads, and Delta
     cannot MERGE from a source that reads its own target, so a rewrite computes the new rows
-    into a stage table `<table>__vulcan_stage_<run>` (or `__vulcan_changes_<run>`) first.
+    into a stage table `<table>__vulcan_stage_<run>` (or `__vulcan_changes_<run>`, or the
+    tracked kind's `__vulcan_groups_<run>`) first.
 
     The name carries the dbt invocation: a run killed while creating a stage leaves files at a
     location no later run uses (Spark refuses to create a managed table where files are).
@@ -104,7 +105,7 @@
   {%- set found = [] -%}
   {%- for row in run_query("show tables in " ~ relation.schema ~ " like '" ~ table ~ "__vulcan_*'") -%}
     {%- set name = row[1] | string | lower -%}
-    {%- for suffix in ['__vulcan_stage_', '__vulcan_changes_'] -%}
+    {%- for suffix in ['__vulcan_stage_', '__vulcan_changes_', '__vulcan_groups_'] -%}
       {%- set rest = name[(table ~ suffix) | length:] -%}
       {%- if name.startswith(table ~ suffix) and rest and rest.isalnum() and not row[2] -%}
         {%- do found.append(relation.incorporate(path={'identifier': row[1]}, type='table')) -%}

@@ -39,10 +39,10 @@
   {%- if cfg.start is none -%}
     {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
     {%- set plan_rebuild = rebuild or summary.pending_full -%}
-    {%- set end = run.execution_time -%}
+    {%- set window = dbt_vulcan._vulcan_plan_window(cfg, run, geometry, epoch) -%}
     {%- do batches.append({
-      'index': 1, 'count': 1, 'start': fmt(epoch), 'end': fmt(end), 'intervals': 0,
-      'label': dbt_vulcan._vulcan_range_label(epoch, end, geometry), 'dirty': false, 'tracked': false,
+      'index': 1, 'count': 1, 'start': fmt(window[0]), 'end': fmt(window[1]), 'intervals': 0,
+      'label': dbt_vulcan._vulcan_range_label(window[0], window[1], geometry), 'dirty': false, 'tracked': false,
     }) -%}
   {%- else -%}
     {%- if cfg.allow_partials -%}
@@ -96,14 +96,29 @@
   }) }}
 {% endmacro %}
 
-{#- A hash of what decides a model's rows: its code, the config keys that shape its output and
-    an enforced contract's columns and types (`contract`: vulcan_contract_signature; none
-    leaves the hash of a model without a contract as it was). tests/oracle/planning.py's fingerprint is the same. -#}
+{#- The one batch of a kind without `start`: all time up to the execution time; a kind with a
+    time column there (tracked) runs over its window: the vars' range when given, else from
+    the start of the execution time's interval unit, `lookback` units back, to the execution
+    time. -#}
+{% macro _vulcan_plan_window(cfg, run, geometry, epoch) %}
+  {%- if not cfg.get('time_column') -%}{{ return([epoch, run.execution_time]) }}{%- endif -%}
+  {%- if run.start is not none -%}{{ return([run.start, run.end]) }}{%- endif -%}
+  {%- set index = dbt_vulcan._vulcan_plan_index(run.execution_time, geometry) -%}
+  {{ return([dbt_vulcan._vulcan_plan_start_of(index - (cfg.lookback or 0), geometry), run.execution_time]) }}
+{% endmacro %}
+
+{#- A hash of what decides a model's rows: its code, the config keys that shape its output
+    (tracked: also its key and hash column) and an enforced contract's columns and types
+    (`contract`: vulcan_contract_signature; none leaves the hash of a model without a contract
+    as it was). tests/oracle/planning.py's fingerprint is the same. -#}
 {% macro vulcan_fingerprint(raw_code, cfg, contract=none) %}
   {%- set shaping = {} -%}
   {%- for name in ['kind', 'time_column', 'time_format', 'time_data_type', 'unique_key', 'when_matched', 'merge_filter'] -%}
     {%- do shaping.update({name: cfg.get(name)}) -%}
   {%- endfor -%}
+  {%- if cfg.kind == 'tracked' -%}
+    {%- do shaping.update({'group_key': cfg.group_key, 'content_hash_column': cfg.content_hash_column}) -%}
+  {%- endif -%}
   {%- if contract is not none -%}{%- do shaping.update({'contract': contract}) -%}{%- endif -%}
   {{ return(local_md5((raw_code | string).strip() ~ '\n' ~ tojson(shaping, sort_keys=true))[:16]) }}
 {% endmacro %}

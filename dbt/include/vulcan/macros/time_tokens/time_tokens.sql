@@ -65,7 +65,9 @@
   {%- set rendered = dbt_vulcan.vulcan_render_tokens(sql, dbt_vulcan.vulcan_time_tokens(batch.start, batch.end, execution_time)) -%}
   {%- set select_list = projection | join(', ') if projection else '*' -%}
   {%- set wrapped = 'select ' ~ select_list ~ ' from (\n' ~ rendered ~ '\n) as vulcan_batch' -%}
-  {%- if not cfg.time_column -%}
+  {#- tracked keeps or drops whole groups by their latest row's time (kinds/tracked/), never
+      single rows -#}
+  {%- if not cfg.time_column or cfg.kind == 'tracked' -%}
     {{ return({'sql': wrapped, 'filter': 'true', 'query': rendered}) }}
   {%- endif -%}
   {%- set predicate = dbt_vulcan.vulcan_output_filter('`' ~ cfg.time_column ~ '`', batch.start, batch.end, time_type, cfg.time_format) -%}

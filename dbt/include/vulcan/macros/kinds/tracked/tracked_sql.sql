@@ -1,0 +1,170 @@
+{#- The tracked kind's SQL, built from strings only (no statement runs here): the test oracle
+    of what it computes is tests/oracle/tracked.py. Names: `groups` is the run's stage of the
+    query's rows with their group hashes (`<table>__vulcan_groups_<run>`), `changes` the small
+    stage of the keys that change (`<table>__vulcan_changes_<run>`: key columns and
+    `vulcan_change`, one of 'insert', 'replace', 'delete'). -#}
+
+{#- The config against the query's column names: one string per problem. -#}
+{% macro vulcan_tracked_column_problems(cfg, names) %}
+  {%- set r = dbt_vulcan._vulcan_cfg_repr -%}
+  {%- set lowered = names | map('lower') | list -%}
+  {%- set problems = [] -%}
+  {%- for key in cfg.group_key if (key | lower) not in lowered -%}
+    {%- do problems.append('group_key: ' ~ r(key) ~ " is not a column of the model's query; its columns are: " ~ names | join(', ')) -%}
+  {%- endfor -%}
+  {%- if (cfg.content_hash_column | lower) in lowered -%}
+    {%- do problems.append('content_hash_column: ' ~ r(cfg.content_hash_column) ~ " is a column of the model's query, and the table keeps each group's content hash there: rename the query's column or set content_hash_column to another name") -%}
+  {%- endif -%}
+  {{ return(problems) }}
+{% endmacro %}
+
+{#- {keys, columns, values, hash, window}: the key columns (quoted, as the config names them),
+    the batch's columns (`names`, quoted, in their order), the others than the key and the hash
+    column sorted by name ({name, sql}: the hash does not depend on the query's column order),
+    the quoted hash column and `window` (none, or {column, start, end, time_type, time_format}) -#}
+{% macro vulcan_tracked_spec(cfg, names, window=none) %}
+  {%- set q = dbt_vulcan.vulcan_quote_identifier -%}
+  {%- set key_names = cfg.group_key | map('lower') | list -%}
+  {%- set keys = [] -%}
+  {%- for key in cfg.group_key -%}{%- do keys.append(q(key)) -%}{%- endfor -%}
+  {%- set values = [] -%}
+  {%- for name in names | sort(case_sensitive=false) if (name | lower) not in key_names and (name | lower) != (cfg.content_hash_column | lower) -%}
+    {%- do values.append({'name': name | lower, 'sql': q(name)}) -%}
+  {%- endfor -%}
+  {%- set columns = [] -%}
+  {%- for name in names if (name | lower) != (cfg.content_hash_column | lower) -%}{%- do columns.append(q(name)) -%}{%- endfor -%}
+  {{ return({'keys': keys, 'columns': columns, 'values': values, 'hash': q(cfg.content_hash_column), 'window': window}) }}
+{% endmacro %}
+
+{#- A row's hash over its non-key columns: a JSON object of them by name (a NULL column is left
+    out of the object, so NULL differs from every value), hashed. -#}
+{% macro vulcan_tracked_row_hash(spec, alias) %}
+  {%- if not spec['values'] -%}{{ return("sha2('', 256)") }}{%- endif -%}
+  {%- set fields = [] -%}
+  {%- for value in spec['values'] -%}
+    {%- do fields.append(dbt_vulcan.vulcan_sql_string(value.name) ~ ', ' ~ alias ~ '.' ~ value.sql) -%}
+  {%- endfor -%}
+  {{ return('sha2(to_json(named_struct(' ~ fields | join(', ') ~ ')), 256)') }}
+{% endmacro %}
+
+{% macro _vulcan_tracked_keys_of(spec, alias) %}
+  {%- set out = [] -%}
+  {%- for key in spec['keys'] -%}{%- do out.append(alias ~ '.' ~ key) -%}{%- endfor -%}
+  {{ return(out | join(', ')) }}
+{% endmacro %}
+
+{% macro _vulcan_tracked_join(spec, left, right, right_names=none) %}
+  {%- set terms = [] -%}
+  {%- for key in spec['keys'] -%}
+    {%- do terms.append(left ~ '.' ~ key ~ ' <=> ' ~ right ~ '.' ~ (right_names[loop.index0] if right_names else key)) -%}
+  {%- endfor -%}
+  {{ return(terms | join(' and ')) }}
+{% endmacro %}
+
+{#- The window's test of a group time (an SQL expression), with the kind's output filter. -#}
+{% macro _vulcan_tracked_in_window(spec, expression) %}
+  {%- set w = spec.window -%}
+  {{ return('(' ~ dbt_vulcan.vulcan_output_filter(expression, w.start, w.end, w.time_type, w.time_format) ~ ')') }}
+{% endmacro %}
+
+{#- The stage of the query's rows (`sql`: the batch's SELECT) with their group's hash: the
+    hashes of its rows sorted and hashed again (order-independent; a row twice counts twice).
+    With a window: only the groups whose latest row is in it. -#}
+{% macro vulcan_tracked_groups_sql(spec, sql) %}
+  {%- set keys = dbt_vulcan._vulcan_tracked_keys_of(spec, 'vulcan_rows') -%}
+  {%- set lines = [
+    'select ' ~ (spec.columns + [spec.hash]) | join(', ') ~ ' from (',
+    '  select vulcan_rows.*,',
+    "    sha2(array_join(array_sort(collect_list(" ~ dbt_vulcan.vulcan_tracked_row_hash(spec, 'vulcan_rows') ~ ') over (partition by ' ~ keys ~ ")), ','), 256) as " ~ spec.hash,
+  ] -%}
+  {%- if spec.window -%}
+    {%- do lines.append('    , max(vulcan_rows.' ~ dbt_vulcan.vulcan_quote_identifier(spec.window.column) ~ ') over (partition by ' ~ keys ~ ') as vulcan_group_time') -%}
+  {%- endif -%}
+  {%- do lines.extend(['  from (', sql, '  ) as vulcan_rows', ') as vulcan_hashed']) -%}
+  {%- if spec.window -%}
+    {%- do lines.append('where ' ~ dbt_vulcan._vulcan_tracked_in_window(spec, 'vulcan_hashed.vulcan_group_time')) -%}
+  {%- endif -%}
+  {{ return(lines | join('\n')) }}
+{% endmacro %}
+
+{#- One row: {null_keys: rows whose key has a NULL, groups, duplicates: groups holding a row
+    twice, duplicate_example: one of their keys as JSON}. -#}
+{% macro vulcan_tracked_check_sql(spec, groups) %}
+  {%- set nulls = [] -%}
+  {%- for key in spec['keys'] -%}{%- do nulls.append(key ~ ' is null') -%}{%- endfor -%}
+  {%- set key_json = [] -%}
+  {%- for key in spec['keys'] -%}{%- do key_json.append(dbt_vulcan.vulcan_sql_string(key[1:-1].replace('``', '`')) ~ ', ' ~ key) -%}{%- endfor -%}
+  {%- set keys = spec['keys'] | join(', ') -%}
+  {{ return('with vulcan_rows as (\n  select ' ~ keys ~ ', ' ~ dbt_vulcan.vulcan_tracked_row_hash(spec, 'vulcan_g') ~ ' as vulcan_row_hash from ' ~ groups ~ ' as vulcan_g\n),\n'
+    ~ 'vulcan_duplicates as (\n  select ' ~ keys ~ ' from vulcan_rows group by ' ~ keys ~ ', vulcan_row_hash having count(*) > 1\n)\n'
+    ~ 'select\n  (select count(*) from vulcan_rows where ' ~ nulls | join(' or ') ~ ') as null_keys,\n'
+    ~ '  (select count(*) from (select distinct ' ~ keys ~ ' from vulcan_rows) as vulcan_k) as groups,\n'
+    ~ '  (select count(distinct ' ~ keys ~ ') from vulcan_duplicates) as duplicates,\n'
+    ~ '  (select min(to_json(named_struct(' ~ key_json | join(', ') ~ '))) from vulcan_duplicates) as duplicate_example') }}
+{% endmacro %}
+
+{#- The keys whose group changes: the query's groups (`groups`) against the table's, each with
+    its hash (and, with a window, the table group's latest time): 'insert' (only in the query),
+    'replace' (another hash), 'delete' (only in the table, and in the window when there is one). -#}
+{% macro vulcan_tracked_changes_sql(spec, groups, target) %}
+  {%- set keys = spec['keys'] | join(', ') -%}
+  {%- set chosen = [] -%}
+  {%- for key in spec['keys'] -%}{%- do chosen.append('coalesce(vulcan_s.' ~ key ~ ', vulcan_t.' ~ key ~ ') as ' ~ key) -%}{%- endfor -%}
+  {%- set time = (', max(' ~ dbt_vulcan.vulcan_quote_identifier(spec.window.column) ~ ') as vulcan_group_time') if spec.window else '' -%}
+  {%- set gone = 'vulcan_s.vulcan_present is null' ~ ((' and ' ~ dbt_vulcan._vulcan_tracked_in_window(spec, 'vulcan_t.vulcan_group_time')) if spec.window else '') -%}
+  {%- set lines = [
+    'select ' ~ chosen | join(', ') ~ ',',
+    "  case when vulcan_t.vulcan_present is null then 'insert' when vulcan_s.vulcan_present is null then 'delete' else 'replace' end as vulcan_change",
+    'from (select ' ~ keys ~ ', max(' ~ spec.hash ~ ') as vulcan_hash, true as vulcan_present from ' ~ groups ~ ' group by ' ~ keys ~ ') as vulcan_s',
+    'full outer join (select ' ~ keys ~ ', max(' ~ spec.hash ~ ') as vulcan_hash, true as vulcan_present' ~ time ~ ' from ' ~ target ~ ' group by ' ~ keys ~ ') as vulcan_t',
+    '  on ' ~ dbt_vulcan._vulcan_tracked_join(spec, 'vulcan_s', 'vulcan_t'),
+    'where vulcan_t.vulcan_present is null',
+    '  or (' ~ gone ~ ')',
+    '  or (vulcan_s.vulcan_present and vulcan_t.vulcan_present and not (vulcan_s.vulcan_hash <=> vulcan_t.vulcan_hash))',
+  ] -%}
+  {{ return(lines | join('\n')) }}
+{% endmacro %}
+
+{#- Delta and Iceberg: one MERGE. Its source holds a 'delete' mark per replaced or deleted key
+    (matching every stored row of the group: deleted) and the rows of the inserted and replaced
+    groups (never matching: inserted). It reads the two stages only (Delta cannot MERGE from a
+    source that reads its target). -#}
+{% macro vulcan_tracked_merge_sql(spec, target, groups, changes) %}
+  {%- set marks = [] -%}
+  {%- for key in spec['keys'] -%}{%- do marks.append('__vulcan_k' ~ loop.index0) -%}{%- endfor -%}
+  {%- set mark_select = [] -%}
+  {%- for key in spec['keys'] -%}{%- do mark_select.append(key ~ ' as ' ~ marks[loop.index0]) -%}{%- endfor -%}
+  {%- set all_columns = spec.columns + [spec.hash] -%}
+  {%- set values = [] -%}
+  {%- for column in all_columns -%}{%- do values.append('vulcan_source.' ~ column) -%}{%- endfor -%}
+  {%- set target_on = [] -%}
+  {%- for key in spec['keys'] -%}{%- do target_on.append('vulcan_target.' ~ key ~ ' <=> vulcan_source.' ~ marks[loop.index0]) -%}{%- endfor -%}
+  {%- set lines = [
+    'merge into ' ~ target ~ ' as vulcan_target',
+    'using (',
+    '  select vulcan_marks.*, vulcan_rows.*',
+    '  from (',
+    "    select " ~ mark_select | join(', ') ~ ", 'delete' as __vulcan_op from " ~ changes ~ " where vulcan_change <> 'insert'",
+    '    union all',
+    "    select " ~ mark_select | join(', ') ~ ", 'insert' as __vulcan_op from " ~ changes ~ " where vulcan_change <> 'delete'",
+    '  ) as vulcan_marks',
+    '  left join ' ~ groups ~ ' as vulcan_rows',
+    "    on vulcan_marks.__vulcan_op = 'insert' and " ~ dbt_vulcan._vulcan_tracked_join(spec, 'vulcan_rows', 'vulcan_marks', marks),
+    ') as vulcan_source',
+    "on vulcan_source.__vulcan_op = 'delete' and " ~ target_on | join(' and '),
+    'when matched then delete',
+    "when not matched and vulcan_source.__vulcan_op = 'insert' then insert (" ~ all_columns | join(', ') ~ ')',
+    '  values (' ~ values | join(', ') ~ ')',
+  ] -%}
+  {{ return(lines | join('\n')) }}
+{% endmacro %}
+
+{#- Parquet: the table's rows whose group stays (`kept`), and the query's rows of the inserted
+    and replaced groups (`added`): together the table's new content. -#}
+{% macro vulcan_tracked_rewrite_sql(spec, target, groups, changes) %}
+  {%- set keys = spec['keys'] | join(', ') -%}
+  {{ return({
+    'kept': 'select vulcan_t.* from ' ~ target ~ ' as vulcan_t left anti join (select ' ~ keys ~ ' from ' ~ changes ~ " where vulcan_change <> 'insert') as vulcan_c on " ~ dbt_vulcan._vulcan_tracked_join(spec, 'vulcan_t', 'vulcan_c'),
+    'added': 'select vulcan_g.* from ' ~ groups ~ ' as vulcan_g left semi join (select ' ~ keys ~ ' from ' ~ changes ~ " where vulcan_change <> 'delete') as vulcan_c on " ~ dbt_vulcan._vulcan_tracked_join(spec, 'vulcan_g', 'vulcan_c'),
+  }) }}
+{% endmacro %}

@@ -1,0 +1,331 @@
+"""tracked on a real SparkSession (parquet, delta or iceberg by --profile; both modes).
+
+The kind against its Python reference (tests/oracle/tracked.py) on random group histories:
+rows added, changed (NULLs included) and removed, groups added, removed, split and merged,
+a composite key, and a model with a time window; after every run the table equals the
+reference, every row of a group carries the group's hash and equal groups have equal hashes.
+Then bad input (refused with the table untouched) and --full-refresh."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from dbt.tests.util import run_dbt_and_capture
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.oracle import tracked as oracle
+from tests.support.functional import rows, run, state_rows
+
+EXEC = "vulcan_execution_time"
+STEPS = itertools.count(1)  # the source tables' numbers, unique per test session
+COLUMNS = ["region", "invoice_id", "line_no", "sku", "qty", "invoice_date"]
+TYPES = "region string, invoice_id int, line_no int, sku string, qty int, invoice_date date"
+DAY0 = date(2025, 3, 1)
+
+# (model, its source table, config)
+MODELS = {
+    "lines": ("src_lines", "group_key='invoice_id'"),
+    "lines_by_region": (
+        "src_lines_by_region",
+        "group_key=['region', 'invoice_id'], content_hash_column='h'",
+    ),
+    "lines_recent": (
+        "src_lines_recent",
+        "group_key='invoice_id', time_column='invoice_date', lookback=1",
+    ),
+}
+HASH = {"lines": "_content_hash", "lines_by_region": "h", "lines_recent": "_content_hash"}
+KEYS = {
+    "lines": ["invoice_id"],
+    "lines_by_region": ["region", "invoice_id"],
+    "lines_recent": ["invoice_id"],
+}
+
+
+def model_sql(source: str, config: str) -> str:
+    return (
+        "{{ config(materialized='tracked', " + config + ") }}\n"
+        "select "
+        + ", ".join(COLUMNS)
+        + " from {{ target.schema }}."
+        + source
+        + "_{{ var('tracked_step', 0) }}\n"
+    )
+
+
+def literal(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, date):
+        return f"date'{value}'"
+    return f"'{value}'" if isinstance(value, str) else str(value)
+
+
+def write_source(project: Any, table: str, lines: list[dict[str, Any]], step: int = 0) -> None:
+    """The source of a run: a new table per step (`<table>_<step>`, read by the model through
+    the var `tracked_step`), so no run reads files or plans another step left."""
+    casts = ", ".join(
+        f"cast({c} as {t.split()[1]}) as {c}"
+        for c, t in zip(COLUMNS, TYPES.split(", "), strict=True)
+    )
+    if lines:
+        values = ", ".join("(" + ", ".join(literal(r[c]) for c in COLUMNS) + ")" for r in lines)
+        body = f"select {casts} from values {values} as v({', '.join(COLUMNS)})"
+    else:
+        body = (
+            f"select {casts} from (select {', '.join('null as ' + c for c in COLUMNS)}) where 1 = 0"
+        )
+    project.run_sql(f"create table {project.test_schema}.{table}_{step} using parquet as {body}")
+
+
+def canon(found: list[dict[str, Any]], hash_column: str) -> list[Any]:
+    """Rows as comparable values, without the hash column."""
+    return sorted(
+        tuple(sorted((k, str(v)) for k, v in r.items() if k != hash_column)) for r in found
+    )
+
+
+def stored(project: Any, name: str) -> list[dict[str, Any]]:
+    names = [*COLUMNS, HASH[name]]
+    got = rows(project, f"select {', '.join(names)} from {project.test_schema}.{name}")
+    return [dict(zip(names, r, strict=True)) for r in got]
+
+
+# ------------------------------------------------------------------ random histories
+
+ROW = st.fixed_dictionaries(
+    {"sku": st.sampled_from(["a", "b", "c", None]), "qty": st.one_of(st.none(), st.integers(0, 3))}
+)
+
+
+@st.composite
+def history(draw: Any, steps: int = 4) -> list[list[dict[str, Any]]]:
+    """Snapshots of a grouped source, each derived from the one before."""
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    snapshots = []
+    for step in range(steps):
+        for _ in range(draw(st.integers(1, 4))):
+            op = draw(
+                st.sampled_from(
+                    [
+                        "add_group",
+                        "drop_group",
+                        "add_row",
+                        "change_row",
+                        "drop_row",
+                        "split",
+                        "merge",
+                    ]
+                )
+            )
+            keys = sorted(groups)
+            if op == "add_group" or not keys:
+                key = (draw(st.sampled_from(["eu", "us"])), draw(st.integers(1, 8)))
+                groups[key] = [draw(ROW) for _ in range(draw(st.integers(1, 3)))]
+                continue
+            key = draw(st.sampled_from(keys))
+            group = groups[key]
+            if op == "drop_group":
+                del groups[key]
+            elif op == "add_row":
+                group.append(draw(ROW))
+            elif op == "change_row":
+                group[draw(st.integers(0, len(group) - 1))] = draw(ROW)
+            elif op == "drop_row" and len(group) > 1:
+                group.pop(draw(st.integers(0, len(group) - 1)))
+            elif op == "split" and len(group) > 1:
+                new = (key[0], draw(st.integers(9, 12)))
+                groups.setdefault(new, []).extend(group[1:])
+                del group[1:]
+            elif op == "merge" and len(keys) > 1:
+                other = draw(st.sampled_from([k for k in keys if k != key]))
+                groups[other].extend(groups.pop(key))
+        snapshot = []
+        for (region, invoice), group in sorted(groups.items()):
+            day = DAY0 + timedelta(days=(invoice * 7 + step) % 3)
+            for line_no, row in enumerate(group, start=1):
+                snapshot.append(
+                    {
+                        "region": region,
+                        "invoice_id": invoice,
+                        "line_no": line_no,
+                        **row,
+                        "invoice_date": day,
+                    }
+                )
+        snapshots.append(snapshot)
+    return snapshots
+
+
+def by_invoice(snapshot: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The source of the single-key models: one region per invoice (the smallest)."""
+    first = {}
+    for r in snapshot:
+        first.setdefault(r["invoice_id"], r["region"])
+    return [r for r in snapshot if r["region"] == first[r["invoice_id"]]]
+
+
+def in_window(execution: date, lookback: int) -> Any:
+    low = execution - timedelta(days=lookback)
+    return lambda t: low <= t < execution + timedelta(days=1)
+
+
+class TestTrackedHistories:
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {
+            f"{name}.sql": model_sql(source, config) for name, (source, config) in MODELS.items()
+        }
+
+    @settings(
+        max_examples=int(os.environ.get("VULCAN_TRACKED_EXAMPLES", "1")),
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(data=st.data())
+    def test_mirrors_a_changing_grouped_source(self, project: Any, data: Any) -> None:
+        snapshots = data.draw(history())
+        tables: dict[str, list[dict[str, Any]]] = {name: [] for name in MODELS}
+        for name in MODELS:
+            project.run_sql(f"drop table if exists {project.test_schema}.{name}")
+        for step, snapshot in enumerate(snapshots):
+            execution = DAY0 + timedelta(days=1 + step % 2)
+            sources = {
+                "lines": by_invoice(snapshot),
+                "lines_by_region": snapshot,
+                "lines_recent": by_invoice(snapshot),
+            }
+            number = next(STEPS)
+            for name, (source, _) in MODELS.items():
+                write_source(project, source, sources[name], number)
+            run("run", "-s", *MODELS, vars={EXEC: f"{execution} 12:00:00", "tracked_step": number})
+            for name in MODELS:
+                windowed = name == "lines_recent"
+                expected = oracle.sync(
+                    tables[name],
+                    sources[name],
+                    KEYS[name],
+                    "invoice_date" if windowed else None,
+                    in_window(execution, 1) if windowed else None,
+                    ignore=[HASH[name]],
+                ).rows
+                got = stored(project, name)
+                assert canon(got, HASH[name]) == canon(expected, HASH[name]), (
+                    f"{name} after step {step + 1}"
+                )
+                hashes: dict[Any, set[str]] = {}
+                for key, group in oracle.groups(got, KEYS[name]).items():
+                    assert len({r[HASH[name]] for r in group}) == 1, (
+                        f"{name}: group {key} has several hashes"
+                    )
+                    hashes.setdefault(
+                        frozenset(oracle.content(group, KEYS[name], [HASH[name]]).items()), set()
+                    ).add(group[0][HASH[name]])
+                assert all(len(h) == 1 for h in hashes.values()), (
+                    f"{name}: equal groups, other hashes"
+                )
+                tables[name] = got
+
+
+INVOICE = [
+    {"region": "eu", "invoice_id": 1, "line_no": 1, "sku": "a", "qty": 1, "invoice_date": DAY0},
+    {"region": "eu", "invoice_id": 1, "line_no": 2, "sku": "b", "qty": 2, "invoice_date": DAY0},
+    {"region": "eu", "invoice_id": 2, "line_no": 1, "sku": "c", "qty": None, "invoice_date": DAY0},
+    {"region": "eu", "invoice_id": 4, "line_no": 1, "sku": "d", "qty": 4, "invoice_date": DAY0},
+]
+
+
+class TestTrackedRuns:
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {
+            "invoices.sql": model_sql("src_invoices", "group_key='invoice_id'"),
+            "invoices_bad.sql": model_sql("src_invoices_bad", "group_key='invoice_id'"),
+            "missing_key.sql": model_sql(
+                "src_missing_key", "group_key=['invoice_no', 'region'], content_hash_column='sku'"
+            ),
+        }
+
+    def run_on(
+        self,
+        project: Any,
+        model: str,
+        source: list[dict[str, Any]],
+        *flags: str,
+        expect_pass: bool = True,
+        **vars: Any,
+    ) -> tuple[Any, str]:
+        """Write the model's source as a new step and run the model on it."""
+        number = next(STEPS)
+        write_source(project, "src_" + model, source, number)
+        args = ["run", "-s", model, *flags, "--vars", json.dumps({"tracked_step": number, **vars})]
+        return run_dbt_and_capture(args, expect_pass=expect_pass)
+
+    def lines(self, project: Any) -> list[tuple[Any, ...]]:
+        return rows(
+            project,
+            f"select invoice_id, line_no, sku, qty from {project.test_schema}.invoices "
+            "order by 1, 2",
+        )
+
+    def test_replaces_inserts_and_deletes_whole_groups(self, project: Any) -> None:
+        _, out = self.run_on(project, "invoices", INVOICE, **{EXEC: "2025-03-02"})
+        assert "tracked " in out and "3 groups inserted" in out
+        # invoice 1 loses a line, 2 is unchanged, 3 is new, 4 left the source
+        changed = [INVOICE[0], INVOICE[2], {**INVOICE[0], "invoice_id": 3}]
+        _, out = self.run_on(project, "invoices", changed, **{EXEC: "2025-03-03"})
+        assert "1 group replaced, 1 inserted, 1 deleted (1 unchanged)" in out
+        assert self.lines(project) == [(1, 1, "a", 1), (2, 1, "c", None), (3, 1, "a", 1)]
+        # nothing changed: nothing written
+        _, out = self.run_on(project, "invoices", changed, **{EXEC: "2025-03-04"})
+        assert "no group changed (3 unchanged); nothing written" in out
+        # each run is recorded as a run (no intervals)
+        assert state_rows(project, "invoices")[-3:] == [
+            (f"2025-03-0{d} 00:00:00", f"2025-03-0{d} 00:00:00", "processed") for d in (2, 3, 4)
+        ]
+        # --full-refresh rebuilds from the query
+        self.run_on(project, "invoices", INVOICE, "--full-refresh")
+        assert self.lines(project) == [
+            (1, 1, "a", 1),
+            (1, 2, "b", 2),
+            (2, 1, "c", None),
+            (4, 1, "d", 4),
+        ]
+
+    def test_bad_input_is_refused_before_anything_is_written(self, project: Any) -> None:
+        self.run_on(project, "invoices_bad", INVOICE)
+        table = f"{project.test_schema}.invoices_bad"
+        before = rows(project, f"select * from {table} order by 1, 2, 3")
+        cases = [
+            (
+                [*INVOICE, {**INVOICE[3], "invoice_id": None}],
+                "group_key (invoice_id) is NULL in 1 row of the query",
+            ),
+            (
+                [*INVOICE, INVOICE[1]],
+                '1 group holds the same row more than once (e.g. the group {"invoice_id":1})',
+            ),
+        ]
+        for source, message in cases:
+            _, out = self.run_on(project, "invoices_bad", source, expect_pass=False)
+            assert (
+                "Model 'invoices_bad' (tracked): " in out
+                and message in out
+                and "Nothing was written." in out
+            ), out
+            assert rows(project, f"select * from {table} order by 1, 2, 3") == before
+        assert not rows(
+            project, f"show tables in {project.test_schema} like 'invoices_bad__vulcan_*'"
+        )
+
+    def test_config_checked_against_the_query(self, project: Any) -> None:
+        _, out = self.run_on(project, "missing_key", INVOICE, expect_pass=False)
+        assert "group_key: 'invoice_no' is not a column of the model's query" in out, out
+        assert "content_hash_column: 'sku' is a column of the model's query" in out, out
+        assert not rows(project, f"show tables in {project.test_schema} like 'missing_key'")
