@@ -79,7 +79,7 @@ functional-package: setup
 # format-independent suites (planner, operations, audits, dbt native, Python models) run on
 # parquet.
 ICEBERG_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
-	$(KINDS)/test_scd2.py $(KINDS)/test_tracked.py $(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py \
+	$(KINDS)/test_scd2.py $(KINDS)/test_tracked.py::TestTrackedHistories $(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py \
 	tests/functional/test_contracts.py tests/functional/test_state_log.py tests/functional/test_state_fold.py \
 	tests/functional/test_connection.py \
 	tests/functional/test_audits.py::TestAuditsTimeRange \
@@ -185,10 +185,10 @@ integration-package: setup
 test: setup
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 test-lane-1: setup
-	$(MAKE) --no-print-directory -j1 lint unit functional-parquet functional-iceberg integration-parquet integration-package thrift \
+	$(MAKE) --no-print-directory -j1 lint unit functional-parquet functional-iceberg integration-parquet integration-package thrift compat-oldest \
 		PARQUET_BUILDS=1 PACKAGE_BUILDS=1
 test-lane-2: setup
-	$(MAKE) --no-print-directory -j1 functional-delta functional-package databricks compat-oldest
+	$(MAKE) --no-print-directory -j1 functional-delta functional-package databricks
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →
 # docs/benchmarks.md; `bench-thrift`: the same against one Spark Thrift Server →
