@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from dbt.tests.util import run_dbt_and_capture
+from dbt.tests.util import run_dbt_and_capture, write_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -204,7 +204,15 @@ class TestTrackedHistories:
             number = next(STEPS)
             for name, (source, _) in MODELS.items():
                 write_source(project, source, sources[name], number)
-            run("run", "-s", *MODELS, vars={EXEC: f"{execution} 12:00:00", "tracked_step": number})
+            # eight threads, as users run: the three models write at once
+            run(
+                "run",
+                "--threads",
+                "8",
+                "-s",
+                *MODELS,
+                vars={EXEC: f"{execution} 12:00:00", "tracked_step": number},
+            )
             for name in MODELS:
                 windowed = name == "lines_recent"
                 expected = oracle.sync(
@@ -295,6 +303,21 @@ class TestTrackedRuns:
             (1, 1, "a", 1),
             (1, 2, "b", 2),
             (2, 1, "c", None),
+            (4, 1, "d", 4),
+        ]
+        # a reordered SELECT: the same groups keep their hashes, no value moves to another
+        # column, and the one changed group is replaced
+        reordered = model_sql("src_invoices", "group_key='invoice_id'").replace(
+            ", ".join(COLUMNS), ", ".join(reversed(COLUMNS))
+        )
+        write_file(reordered, project.project_root, "models", "invoices.sql")
+        late = [*INVOICE[:2], {**INVOICE[2], "qty": 5}, INVOICE[3]]
+        _, out = self.run_on(project, "invoices", late)
+        assert "1 group replaced, 0 inserted, 0 deleted (2 unchanged)" in out, out
+        assert self.lines(project) == [
+            (1, 1, "a", 1),
+            (1, 2, "b", 2),
+            (2, 1, "c", 5),
             (4, 1, "d", 4),
         ]
 

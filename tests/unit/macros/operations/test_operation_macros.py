@@ -594,7 +594,7 @@ def assert_select_agrees(graph: list[dict[str, Any]], select: Any) -> list[str]:
     got = _H.call("_vulcan_select", graph, select)
     assert _ids(got["nodes"]) == _ids(expected.nodes)
     assert set(got["named"]) == expected.named
-    assert _ids(_H.call("_vulcan_select_nodes", graph, select)) == _ids(expected.nodes)
+    assert _ids(_H.call("_vulcan_select", graph, select)["nodes"]) == _ids(expected.nodes)
     return [n["name"] for n in got["nodes"]]
 
 
@@ -620,7 +620,7 @@ def test_select_equals_select_nodes(select: Any) -> None:
 
 def test_select_with_no_model() -> None:
     with pytest.raises(CompilerError) as got:
-        _H.call("_vulcan_select_nodes", OTHERS, "daily")
+        _H.call("_vulcan_select", OTHERS, "daily")
     assert str(got.value) == "select: no dbt-vulcan model matches daily; models: (none)"
 
 
@@ -845,17 +845,9 @@ def test_restatements_equal_the_oracle(names: list[str], start: Any, end: Any) -
         assert str(got.value) == str(exc)
         return
     got = _H.call("_vulcan_op_restatements", nodes, start, end)
-    assert [
-        (
-            f"{r['relation']['schema']}.{r['relation']['identifier']}".lower(),
-            r["name"],
-            r["start"],
-            r["end"],
-            r["full"],
-            r["warning"],
-        )
-        for r in got
-    ] == [(r.relation, r.name, r.start, r.end, r.full, r.warning) for r in expected]
+    assert [fact[:6] for fact in restatement_facts(got)] == [
+        (r.relation, r.name, r.start, r.end, r.full, r.warning) for r in expected
+    ]
     assert [r["model_id"] for r in got] == [n["unique_id"] for n in nodes]
 
 

@@ -12,11 +12,6 @@
   {{ return({'nodes': selected.nodes, 'named': selected.named, 'exists': exists}) }}
 {% endmacro %}
 
-{#- The dbt-vulcan models `select` selects (_vulcan_select's nodes). -#}
-{% macro _vulcan_select_nodes(nodes, select) %}
-  {{ return(dbt_vulcan._vulcan_select(nodes, select).nodes) }}
-{% endmacro %}
-
 {#- The dbt-vulcan models (resource type model, materialized as one of the kinds) that `select`
     selects, as `dbt ls --select` would, among `nodes` (the dbt graph's nodes); `select`: terms
     separated by spaces, or a list of them; every dbt-vulcan model when it is empty.
