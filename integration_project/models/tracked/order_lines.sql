@@ -4,10 +4,12 @@
     earlier orders, outside the window (time_column + lookback), are kept as they are. -#}
 {{ config(
     materialized='tracked',
-    group_key='order_id',
-    time_column='order_date',
-    interval_unit='month',
     lookback=1,
+    meta={
+        'group_key': 'order_id',
+        'time_column': 'order_date',
+        'interval_unit': 'month',
+    },
 ) }}
 
 select o.order_id, o.order_date, i.order_item_id, i.product_id, i.quantity, i.unit_price
