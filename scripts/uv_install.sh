@@ -2,11 +2,13 @@
 # creates the venv when missing and installs into it with uv (from PyPI, like pip; much
 # faster), given scripts/uv-overrides.txt: dbt-core 1.12's dbt-core-experimental-parser cannot
 # be built where only the package registries are reachable, and dbt-core runs it only for
-# `--use-v2-parser`.
+# `--use-v2-parser`. No `--upgrade`: in uv it implies `--refresh`, which rebuilt pyspark's
+# source package (about 1.7 GB in uv's cache) at every set-up until the disk was full; a new
+# venv gets the newest versions the requirements allow without it.
 uv_install() {
   local venv=$1; shift
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   [ -x "$venv/bin/uv" ] || "$venv/bin/python" -m pip install -q --upgrade pip uv
-  "$venv/bin/uv" pip install -q --upgrade --python "$venv/bin/python" \
+  "$venv/bin/uv" pip install -q --python "$venv/bin/python" \
     --override "$(dirname "${BASH_SOURCE[0]}")/uv-overrides.txt" "$@"
 }

@@ -9,6 +9,7 @@ Databricks protocol (tests/databricks_shim); no file format is set there, the ad
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ os.environ.setdefault("DBT_WRITE_JSON", "false")
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# the embedded Spark's metastore, warehouse and temporary files; removed when pytest ends
 _WORKDIR = Path(tempfile.mkdtemp(prefix="vulcan-spark-"))
 
 # Most of a test JVM's CPU is the JIT compiling Spark's code (JFR: 33 of about 55 CPU seconds
@@ -61,6 +63,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "adapter_only(reason): needs the `vulcan` adapter (skipped in package mode)"
     )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_WORKDIR, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

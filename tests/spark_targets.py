@@ -35,7 +35,9 @@ def jars(fmt: str) -> list[str]:
 
 def server_side_parameters(fmt: str, workdir: Path, java_options: str = "") -> dict[str, str]:
     """Session settings for a local SparkSession whose metastore and warehouse live in workdir;
-    java_options are added to the driver JVM's."""
+    java_options are added to the driver JVM's. The JVM's temporary files (Hive's session
+    resources, Spark's local dirs) go to workdir too, so removing workdir leaves nothing."""
+    (workdir / "tmp").mkdir(parents=True, exist_ok=True)
     params = {
         "spark.master": "local[2]",
         "spark.driver.memory": "4g",
@@ -44,7 +46,7 @@ def server_side_parameters(fmt: str, workdir: Path, java_options: str = "") -> d
             f"jdbc:derby:;databaseName={workdir / 'metastore_db'};create=true"
         ),
         "spark.driver.extraJavaOptions": (
-            f"-Dderby.system.home={workdir} "
+            f"-Dderby.system.home={workdir} -Djava.io.tmpdir={workdir / 'tmp'} "
             f"-Dlog4j2.configurationFile={ROOT / 'tests' / 'log4j2.properties'} {java_options}"
         ).strip(),
         "spark.ui.enabled": "false",
