@@ -248,6 +248,10 @@ class TestAuditsScd2ByTime(_AuditsOnKind):
     CONFIG = {"materialized": "scd_type_2_by_time", "unique_key": "id"}
 
 
+class TestAuditsTracked(_AuditsOnKind):
+    CONFIG = {"materialized": "tracked", "group_key": "id"}
+
+
 @NOT_ON_DELTA
 class TestGrainsAndConfig:
     @pytest.fixture(scope="class")

@@ -61,6 +61,7 @@ KINDS: dict[str, tuple[dict[str, Any], str]] = {
         {"materialized": "scd_type_2_by_column", "unique_key": "id", "columns": ["name", "amount"]},
         f"{SCD2_SELECT}\n{FROM}\n",
     ),
+    "tracked": ({"materialized": "tracked", "group_key": "id"}, f"{SELECT}\n{FROM}\n"),
 }
 
 # the contract's columns, in its order (the partition column last: a partitioned parquet table
@@ -73,6 +74,12 @@ SCD2_CONTRACT = [
     ("updated_at", "timestamp"),
 ]
 SCD2_EXTRA = [("valid_from", "timestamp"), ("valid_to", "timestamp")]
+# tracked adds its group's hash after the contract's columns
+EXTRA = {
+    "scd2_time": SCD2_EXTRA,
+    "scd2_column": SCD2_EXTRA,
+    "tracked": [("_content_hash", "string")],
+}
 
 # the failing contract: `amount` declared a string; the query returns an int
 BAD = {"amount": "string"}
@@ -158,7 +165,7 @@ class TestContracts:
         name = f"{kind}_ok"
         run("seed")
         run("run", "-s", name, vars={EXEC: "2025-01-03"})
-        table = contract_columns(kind) + (SCD2_EXTRA if kind.startswith("scd2") else [])
+        table = contract_columns(kind) + EXTRA.get(kind, [])
         assert describe(project, name) == table
         # time range: the intervals up to the execution time; the others: the whole seed
         assert content(project, kind, name) == expected_rows(kind, 2 if kind == "time_range" else 3)

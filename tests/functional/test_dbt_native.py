@@ -52,6 +52,13 @@ SCD = (
     "from {{ ref('raw_orders') }} where order_date < @execution_ds group by customer_id\n"
 )
 
+# one group per customer: its orders before the execution time
+TRACKED = (
+    "{{ config(materialized='tracked', group_key='customer_id') }}\n"
+    "select customer_id, order_id, total_amount from {{ ref('raw_orders') }}\n"
+    "where order_date < @execution_ds\n"
+)
+
 
 def order(order_id: int, day: str, amount: float = 1.0) -> str:
     return (
@@ -127,6 +134,15 @@ unit_tests:
       rows:
         - {{id: 1, amount: 1.0, updated_at: '1999-12-31 00:00:00'}}
         - {{id: 2, amount: 2.0, updated_at: '2025-01-01 00:00:00'}}
+  - name: tracked_execution_time
+    model: tracked
+    overrides:
+      vars: {{vulcan_execution_time: '2025-01-02 05:00:00'}}
+{GIVEN}
+    expect:
+      rows:
+        - {{customer_id: 1, order_id: 1, total_amount: 1.0}}
+        - {{customer_id: 2, order_id: 2, total_amount: 2.0}}
   - name: daily_wrong_row
     model: daily_sales
     overrides:
@@ -151,6 +167,7 @@ class TestDbtNative:
             "leaky.sql": LEAKY,
             "by_key.sql": BY_KEY,
             "scd.sql": SCD,
+            "tracked.sql": TRACKED,
             "unit_tests.yml": UNIT_TESTS,
         }
 
@@ -176,6 +193,7 @@ class TestDbtNative:
             "jinja_one_day",
             "leaky_one_day",
             "scd_execution_time",
+            "tracked_execution_time",
         ]
         assert {str(r.status) for r in results} == {"pass"}
 
@@ -208,6 +226,11 @@ class TestDbtNative:
             (3, 20.5, first_day),
             (4, 30.5, first_day),
         ]
+        # tracked: the query's rows (the hash is the run's), equal to what a run writes
+        shown = show("tracked", early)
+        assert shown == [(2, 1, 10.5), (3, 2, 20.5), (4, 3, 30.5)]
+        run("run", "-s", "tracked", vars=early)
+        assert table_rows(project, "tracked", "customer_id, order_id, total_amount") == shown
         # after a run, the next batch is the next day
         run("run", "-s", "daily_sales", vars=exec_vars)
         assert show("daily_sales", {EXEC: "2025-01-04 02:00:00"}) == [day(3)]

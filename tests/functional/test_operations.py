@@ -196,6 +196,8 @@ UNTRACKED = {
     "versions": "{{ config(materialized='scd_type_2_by_column', unique_key='order_id', "
     "columns=['customer_id']) }}\n"
     "select order_id, customer_id from {{ ref('raw_orders') }}",
+    "grouped": "{{ config(materialized='tracked', group_key='customer_id') }}\n"
+    "select customer_id, order_id from {{ ref('raw_orders') }}",
 }
 
 
