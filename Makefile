@@ -31,8 +31,10 @@ unit: setup
 # parquet here and on Delta in `make thrift` (kill -9, concurrent processes), not three times.
 functional: functional-parquet functional-delta functional-iceberg
 
+# PARQUET_DESELECT: what CI's lane leaves out here (test-lane-1)
+PARQUET_DESELECT ?=
 functional-parquet: setup
-	$(PYTEST) tests/functional -q --durations=$(DURATIONS) --profile parquet
+	$(PYTEST) tests/functional -q --durations=$(DURATIONS) --profile parquet $(PARQUET_DESELECT)
 
 # Delta in adapter mode (the fold's own suite runs on parquet and Iceberg; on Delta the repartitioning
 # of a state table from before; eight threads folding at once: THREADS_TEST, thrift, databricks):
@@ -49,13 +51,15 @@ functional-delta: setup
 		--deselect tests/functional/adapter/test_delta_suites.py::TestSnapshotCheckColsVulcan
 
 # Package mode: stock `type: spark` with only the dbt package installed (no Python of ours in
-# the run). Every kind, the planner, plan == run, the operations, the state log, the audits,
-# the bad-input catalogue, and dbt killed with its Spark at random points of a backfill; tests that need the adapter (safety analysis, Python models) skip
-# themselves (adapter_only). The SQLMesh oracles run in adapter mode only: the kinds' SQL they
-# check is the same Jinja in both modes (the adapter replaces only the state append, the stage
-# listing and the checks of its own Python), and the kinds' own tests run here.
+# the run). Every kind, the operations, the state log, the audits, the bad-input catalogue,
+# and dbt killed with its Spark at random points of a backfill; tests that need the adapter
+# (safety analysis, Python models) skip themselves (adapter_only). The SQLMesh oracles and
+# plan == run run in adapter mode only: the kinds' SQL and the planner they check are the same
+# Jinja in both modes (the adapter replaces only the state append, the stage listing and the
+# checks of its own Python; `make compat` runs plan == run in package mode on every dbt-core
+# and Spark), and the kinds' own tests run here.
 PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/functional/reliability/test_settings_once.py $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
-	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py $(KINDS)/test_tracked.py tests/functional/test_plan_equals_run.py \
+	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py $(KINDS)/test_tracked.py \
 	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py tests/functional/test_extension_points.py $(KINDS)/test_existing_tables.py $(THREADS_TEST) \
@@ -64,13 +68,12 @@ PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/funct
 # (a converted table: the same Jinja as adapter mode, which runs it on every format)
 # the write strategies of Iceberg in package mode: a reordered SELECT moves no value (on Delta:
 # `make databricks`, the package's Delta path; adapter mode runs the same Jinja on Delta); eight
-# threads append to a Delta / Iceberg state table
+# threads append to an Iceberg state table (to a Delta one: `make databricks`)
 THREADS_TEST = tests/functional/reliability/test_concurrency.py::TestEightThreadsSeveralRuns
 PACKAGE_FORMAT_TESTS = $(KINDS)/test_existing_tables.py::TestReorderedSelect $(KINDS)/test_tracked.py::TestTrackedHistories $(THREADS_TEST)
 functional-package: setup
 	$(PYTEST) $(PACKAGE_TESTS) -q --durations=$(DURATIONS) --profile parquet --mode package \
 		--deselect $(KINDS)/test_existing_tables.py::TestConvertedFromTable
-	$(PYTEST) $(THREADS_TEST) -q --durations=$(DURATIONS) --profile delta --mode package
 	$(PYTEST) $(PACKAGE_FORMAT_TESTS) -q --durations=$(DURATIONS) --profile iceberg --mode package
 
 # Iceberg in adapter mode: what depends on the table format (every kind's write strategy,
@@ -182,13 +185,21 @@ integration-package: setup
 # the Thrift server, beside Delta, package mode's functional lane, type: databricks and the
 # oldest dbt-core / Spark pair (measured 2026-11-27 with the package's example build in the
 # second lane: 59 and 65 minutes; moved back to the first to even them).
+# Left out of CI's parquet lane: dbt killed with its embedded Spark in adapter mode (1.5 min);
+# CI kills dbt in adapter mode against the Thrift server (`make thrift`, both modes) and with its
+# Spark in package mode (functional-package): each of the two state appends is killed.
+CI_PARQUET_DESELECT = --deselect tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill
 test: setup
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 test-lane-1: setup
+	@echo "lane 1 started at $$(date +%T)"
 	$(MAKE) --no-print-directory -j1 lint unit functional-parquet functional-iceberg integration-parquet integration-package thrift \
-		PARQUET_BUILDS=1 PACKAGE_BUILDS=1
+		PARQUET_BUILDS=1 PACKAGE_BUILDS=1 PARQUET_DESELECT="$(CI_PARQUET_DESELECT)"
+	@echo "lane 1 ended at $$(date +%T)"
 test-lane-2: setup
+	@echo "lane 2 started at $$(date +%T)"
 	$(MAKE) --no-print-directory -j1 functional-delta functional-package databricks compat-oldest
+	@echo "lane 2 ended at $$(date +%T)"
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →
 # docs/benchmarks.md; `bench-thrift`: the same against one Spark Thrift Server →
@@ -199,7 +210,7 @@ compat: setup
 	bash scripts/compat.sh
 
 # CI's part of it: the oldest supported pair, dbt-core 1.10 on Spark 3.5 (without plan == run on
-# parquet, which CI runs on the default pair in both modes)
+# parquet, which CI runs on the default pair in adapter mode: the same Jinja planner)
 compat-oldest: setup
 	COMPAT_CELLS="1.10:3.5" COMPAT_PLAN=0 COMPAT_REPORT=.vulcan/compat/ci.md bash scripts/compat.sh
 
