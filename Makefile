@@ -183,8 +183,8 @@ integration-package: setup
 # Everything CI runs, in two lanes at once: lint + the unit tests + parquet + Iceberg + the
 # example project on type: vulcan and on stock type: spark with the package (built once each) +
 # the Thrift server, beside Delta, package mode's functional lane, type: databricks and the
-# oldest dbt-core / Spark pair (measured 2026-11-27 with the package's example build in the
-# second lane: 59 and 65 minutes; moved back to the first to even them).
+# oldest dbt-core / Spark pair (a fresh clone measured 2026-11-27: lanes of 58 and 59 minutes,
+# each prints when it starts and ends).
 # Left out of CI's parquet lane: dbt killed with its embedded Spark in adapter mode (1.5 min);
 # CI kills dbt in adapter mode against the Thrift server (`make thrift`, both modes) and with its
 # Spark in package mode (functional-package): each of the two state appends is killed.
