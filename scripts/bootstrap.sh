@@ -26,9 +26,11 @@ fi
 # The default set-up: the newest dbt-core and dbt-spark the adapter allows, on Spark 4.0 (the
 # Spark of Databricks' newest LTS runtime); `make compat` runs the other versions.
 stamp=.venv/.vulcan-installed
+installed=$databricks_pid
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ scripts/bootstrap.sh -nt "$stamp" ]; then
   uv_install .venv -e ".[dev]" "pyspark>=4.0,<4.1"
   touch "$stamp"
+  installed=1
 fi
 if ! command -v java >/dev/null 2>&1; then
   echo "bootstrap: Spark needs a Java runtime (JDK 17); install one (e.g. apt-get install openjdk-17-jdk-headless)" >&2
@@ -51,3 +53,4 @@ if [ -n "$databricks_pid" ]; then
   "$root/.venv-databricks/bin/uv" pip install -q --python .venv-databricks/bin/python --no-deps -e .
   touch "$databricks_stamp"
 fi
+if [ -n "$installed" ]; then uv_prune .venv; fi

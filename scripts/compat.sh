@@ -118,6 +118,7 @@ for cell in $cells; do
   tsv=$results/$([ "$cell" = adapter ] && echo adapter || echo "dbt${cell%:*}-spark${cell#*:}").tsv
   if grep -q "$(printf '\tfail\t')" "$tsv"; then failed=1; fi
 done
+uv_prune .venv
 "$root/.venv/bin/python" scripts/compat_report.py "$results" "${COMPAT_REPORT:-docs/compat.md}"
 if [ "$failed" = 1 ]; then
   echo "compat: failures (logs in $results/)" >&2

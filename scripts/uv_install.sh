@@ -12,3 +12,10 @@ uv_install() {
   "$venv/bin/uv" pip install -q --python "$venv/bin/python" \
     --override "$(dirname "${BASH_SOURCE[0]}")/uv-overrides.txt" "$@"
 }
+
+# uv_prune <venv>: drops what uv's cache holds beyond what it can reuse (old builds of a source
+# package: uv builds pyspark again when its download's HTTP cache entry expires, 1.7 GB each).
+# Called once the set-up's installs are done (never beside a running install).
+uv_prune() {
+  "$1/bin/uv" cache prune -q || true
+}
