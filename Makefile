@@ -27,6 +27,12 @@ lint: setup
 unit: setup
 	$(PYTEST) tests/unit tests/oracle -q -n 2
 
+# The loss paths one step off the example path (#47: a text time format, a day column under an
+# hourly cron, a session not in UTC, a batch written but not recorded, an accumulating
+# when_matched): on every format in adapter mode, and in package mode on parquet. Not on the
+# Thrift server: a session setting made by the test's connection is not dbt's there.
+OFF_PATH_TESTS = tests/functional/reliability/test_off_path.py
+
 # One pytest process (one SparkSession) per table format. The reliability tests run on
 # parquet here and on Delta in `make thrift` (kill -9, concurrent processes), not three times.
 functional: functional-parquet functional-delta functional-iceberg
@@ -45,7 +51,7 @@ functional-parquet: setup
 DELTA_TESTS = tests/functional/adapter $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py \
 	$(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py $(KINDS)/test_scd2.py $(KINDS)/test_tracked.py \
 	$(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py tests/functional/test_contracts.py \
-	tests/functional/test_state_fold.py::TestStateTableFromBeforeThePartitioning
+	tests/functional/test_state_fold.py::TestStateTableFromBeforeThePartitioning $(OFF_PATH_TESTS)
 functional-delta: setup
 	$(PYTEST) $(DELTA_TESTS) -q --durations=$(DURATIONS) --profile delta \
 		--deselect tests/functional/adapter/test_delta_suites.py::TestSnapshotCheckColsVulcan
@@ -63,7 +69,7 @@ PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/funct
 	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py tests/functional/test_extension_points.py $(KINDS)/test_existing_tables.py $(THREADS_TEST) \
-	tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill
+	tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill $(OFF_PATH_TESTS)
 
 # (a converted table: the same Jinja as adapter mode, which runs it on every format)
 # the write strategies of Iceberg in package mode: a reordered SELECT moves no value (on Delta:
@@ -86,7 +92,7 @@ ICEBERG_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py $(KINDS)
 	tests/functional/test_contracts.py tests/functional/test_state_log.py tests/functional/test_state_fold.py \
 	tests/functional/test_connection.py \
 	tests/functional/test_audits.py::TestAuditsTimeRange \
-	tests/functional/test_operations.py::TestUntrackedKindsReportTheirRuns
+	tests/functional/test_operations.py::TestUntrackedKindsReportTheirRuns $(OFF_PATH_TESTS)
 functional-iceberg: setup
 	$(PYTEST) $(ICEBERG_TESTS) -q --durations=$(DURATIONS) --profile iceberg
 
@@ -107,7 +113,7 @@ THRIFT_TESTS := \
 	$(KINDS)/test_scd2.py::TestMenuByColumn \
 	tests/functional/test_state_log.py::TestStateLog::test_new_invocation_reads_back_what_was_recorded \
 	tests/functional/test_connection.py tests/functional/reliability \
-	--deselect tests/functional/reliability/test_crash.py::TestExceptionInBatch
+	--deselect tests/functional/reliability/test_crash.py::TestExceptionInBatch --deselect $(OFF_PATH_TESTS)
 
 # package mode (stock type: spark + the package) on the same server: a query's column types
 # come back as type codes over thrift, which the kinds' own schema read must not trip on; the

@@ -5,6 +5,7 @@ the DAG (`model+`) through models of three interval units."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -446,3 +447,206 @@ def dict_rows(project: Any, name: str, key: str) -> dict[Any, tuple[int, int]]:
         k: (int(events), int(amount))
         for k, events, amount in table_rows(project, name, f"{key}, events, amount")
     }
+
+
+# forward_only along a restatement (issue #47): daily (a time range) -> appended
+# (incremental_unmanaged, forward_only: its rows are the history of what each run appended,
+# which no rebuild can recompute) and daily_fwd (a time range with forward_only: restated by
+# range, which rebuilds nothing). `fwd` flips the config of both to restate it as a model
+# that allowed it (a restatement recorded before forward_only was set).
+FORWARD_ONLY = {
+    "daily.sql": """
+{{ config(materialized='incremental_by_time_range', time_column='order_date',
+          start='2025-01-01') }}
+select order_date, count(*) as orders from {{ ref('raw_orders') }}
+where order_date between @start_ds and @end_ds
+group by 1
+""",
+    "appended.sql": """
+{{ config(materialized='incremental_unmanaged', forward_only=var('fwd', true)) }}
+select order_date, orders from {{ ref('daily') }}
+""",
+    "daily_fwd.sql": """
+{{ config(materialized='incremental_by_time_range', time_column='order_date',
+          start='2025-01-01', forward_only=var('fwd', true)) }}
+select order_date, orders * {{ var('factor', 1) }} as orders from {{ ref('daily') }}
+where order_date between @start_ds and @end_ds
+""",
+}
+
+
+class TestRestateKeepsForwardOnlyHistory:
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_orders.csv": orders_csv(count=4)}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return FORWARD_ONLY
+
+    def test_restate_skips_or_refuses_a_forward_only_rebuild(
+        self, project: Any, capsys: Any
+    ) -> None:
+        """`daily+` restates daily and daily_fwd by range and skips appended (its restatement
+        would rebuild the history forward_only keeps), naming it; the next run appends to that
+        history. Named, appended is refused, nothing recorded."""
+        names = ["daily", "appended", "daily_fwd"]
+        run("seed")
+        run("run", vars={"vulcan_execution_time": "2025-01-03"})
+        run("run", vars={"vulcan_execution_time": "2025-01-04"})
+        history = [(date(2025, 1, d), 3) for d in (1, 2, 1, 2, 3)]
+        assert table_rows(project, "appended", "order_date, orders", "1, 2") == sorted(history)
+        before = models_state_rows(project, names)
+
+        out = op(capsys, "vulcan_restate", select="daily+", start="2025-01-02", end="2025-01-02")
+        printed = [line for line in out.splitlines() if line.startswith(("Restated", "Skipped"))]
+        assert printed == [
+            "Restated daily: 2025-01-02 00:00:00 - 2025-01-03 00:00:00; the next dbt run "
+            "recomputes it",
+            "Skipped appended: forward_only: true (its restatement would rebuild its whole "
+            "history; reached through a graph operator, not named in select)",
+            "Restated daily_fwd: 2025-01-02 00:00:00 - 2025-01-03 00:00:00; the next dbt run "
+            "recomputes it",
+        ]
+        restated = models_state_rows(project, names)
+        assert restated["appended"] == before["appended"]
+        for name in ("daily", "daily_fwd"):
+            assert restated[name] == [
+                *before[name],
+                ("2025-01-02 00:00:00", "2025-01-03 00:00:00", "removed"),
+            ]
+
+        # the next run appends to the history it keeps (no rebuild) and recomputes the range
+        # of daily_fwd only
+        run("run", vars={"vulcan_execution_time": "2025-01-04", "factor": 10})
+        history += [(date(2025, 1, d), 3) for d in (1, 2, 3)]
+        assert table_rows(project, "appended", "order_date, orders", "1, 2") == sorted(history)
+        assert table_rows(project, "daily_fwd", "order_date, orders") == [
+            (date(2025, 1, 1), 3),
+            (date(2025, 1, 2), 30),
+            (date(2025, 1, 3), 3),
+        ]
+
+        # named: refused (alone, or beside a graph operator), nothing recorded
+        kept = models_state_rows(project, names)
+        refusal = (
+            "vulcan_restate refused:\n  - forward_only: true does not allow restating model "
+            "'appended' (incremental_unmanaged): it only supports full-history restatement, "
+            "which rebuilds the table and would erase the history forward_only keeps; set "
+            "forward_only false to allow it"
+        )
+        for select in ("appended", "daily+ appended"):
+            _, log = run_dbt_and_capture(
+                [
+                    "run-operation",
+                    "vulcan_restate",
+                    "--args",
+                    json.dumps({"select": select, "start": "2025-01-01", "end": "2025-01-02"}),
+                ],
+                expect_pass=False,
+            )
+            # (dbt indents the error's lines)
+            assert " ".join(refusal.split()) in " ".join(log.split()), select
+        assert models_state_rows(project, names) == kept
+
+    def test_a_pending_rebuild_does_not_erase_forward_only_history(
+        self, project: Any, capsys: Any
+    ) -> None:
+        """A whole-history restatement recorded while the model allowed it (forward_only was
+        false then) does not rebuild it once forward_only is true: the run appends, one line
+        says why; set false again, the next run rebuilds it."""
+        run("seed")
+        run("run", "--full-refresh", vars={"fwd": False, "vulcan_execution_time": "2025-01-03"})
+        run("run", vars={"vulcan_execution_time": "2025-01-03"})
+        history = sorted([(date(2025, 1, d), 3) for d in (1, 2, 1, 2)])
+        assert table_rows(project, "appended", "order_date, orders", "1, 2") == history
+        capsys.readouterr()
+        run_dbt(
+            [
+                "run-operation",
+                "vulcan_restate",
+                "--args",
+                json.dumps({"select": "appended", "start": "2025-01-01", "end": "2025-01-02"}),
+                "--vars",
+                json.dumps({"fwd": False}),
+            ]
+        )
+        assert "Restated appended: whole history" in capsys.readouterr().out
+
+        _, log = run_dbt_and_capture(
+            ["run", "-s", "appended", "--vars", json.dumps({"vulcan_execution_time": "2025-01-03"})]
+        )
+        assert (
+            "Model 'appended': a whole-history restatement is pending, but forward_only: true "
+            "keeps its history: it runs incrementally (set forward_only: false to rebuild it)"
+        ) in log
+        history = sorted([*history, (date(2025, 1, 1), 3), (date(2025, 1, 2), 3)])
+        assert table_rows(project, "appended", "order_date, orders", "1, 2") == history
+
+        run("run", "-s", "appended", vars={"fwd": False, "vulcan_execution_time": "2025-01-03"})
+        assert table_rows(project, "appended", "order_date, orders", "1, 2") == [
+            (date(2025, 1, 1), 3),
+            (date(2025, 1, 2), 3),
+        ]
+
+
+# vulcan_compact and a pending restatement (issue #47): keyed (a unique key, no start) is
+# restated, so its whole history is rebuilt by the next run; `gone` removes orders from its
+# source meanwhile
+COMPACT_PENDING = {
+    "daily.sql": FORWARD_ONLY["daily.sql"],
+    "keyed.sql": """
+{{ config(materialized='incremental_by_unique_key', unique_key='order_id') }}
+select order_id, order_date from {{ ref('raw_orders') }}
+where order_id > {{ var('gone', 0) }}
+""",
+}
+
+
+class TestCompactKeepsAPendingRestatement:
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_orders.csv": orders_csv(count=2, per_day=2)}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return COMPACT_PENDING
+
+    def test_compact_leaves_a_pending_restatement_for_the_next_run(
+        self, project: Any, capsys: Any
+    ) -> None:
+        """Restated, then compacted: keyed's rows are kept as they are (the others are
+        compacted), so the next run still rebuilds it (the order removed from its source is
+        gone); after that run, compaction compacts it too."""
+        names = ["daily", "keyed"]
+        run("seed")
+        run("run", vars={"vulcan_execution_time": "2025-01-02"})
+        run("run", vars={"vulcan_execution_time": "2025-01-03"})
+        assert [r[0] for r in table_rows(project, "keyed")] == [1, 2, 3, 4]
+        out = op(capsys, "vulcan_restate", select="keyed", start="2025-01-01", end="2025-01-01")
+        assert "Restated keyed: whole history; the next dbt run recomputes it" in out
+        restated = models_state_rows(project, names)
+        assert restated["keyed"][-1] == ("1900-01-01 00:00:00", "9999-12-31 00:00:00", "removed")
+
+        out = op(capsys, "vulcan_compact")
+        # (the state table is the session's: other tests' relations are in it too)
+        [left] = re.findall(
+            r"Compacted the state log: \d+ rows -> \d+ rows \(\d+ relations? left as "
+            r"(?:it is|they are) while a restatement is pending: ([^)]*)\)",
+            out,
+        )
+        assert f"{project.test_schema}.keyed".lower() in left.split(", ")
+        compacted = models_state_rows(project, names)
+        assert compacted["keyed"] == restated["keyed"]
+        assert compacted["daily"] == [("2025-01-01 00:00:00", "2025-01-03 00:00:00", "processed")]
+
+        # the next run rebuilds keyed: order 1, gone from its source, is gone from the table
+        run("run", vars={"vulcan_execution_time": "2025-01-03", "gone": 1})
+        assert [r[0] for r in table_rows(project, "keyed")] == [2, 3, 4]
+        # recomputed: nothing pending, compacted like the rest
+        out = op(capsys, "vulcan_compact")
+        assert "left as it is" not in out
+        assert models_state_rows(project, names) == {
+            "daily": [("2025-01-01 00:00:00", "2025-01-03 00:00:00", "processed")],
+            "keyed": [("2025-01-03 00:00:00", "2025-01-03 00:00:00", "processed")],
+        }

@@ -19,10 +19,12 @@ once. `schema_change`: what a run does when the table's columns and the query's 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from dbt.adapters.vulcan.timemacros import sorts_as_text, to_python_format
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
 from tests.oracle.config import TIME_RANGE, ModelConfig
 
@@ -48,7 +50,7 @@ def sql_string(value: str) -> str:
 
 
 # Spark column types that are times, and the time_data_type each is read as
-_TIME_TYPES = {"date": "date", "timestamp": "timestamp", "timestamp_ntz": "timestamp"}
+_TIME_TYPES = {"date": "date", "timestamp": "timestamp", "timestamp_ntz": "timestamp_ntz"}
 _NUMBERS = ("tinyint", "smallint", "int", "integer", "bigint", "decimal", "float", "double")
 _EPOCH_TYPES = ("int", "bigint", "epoch", "epoch_millis")
 _EPOCH_HINT = (
@@ -175,7 +177,9 @@ def check(
     names = [name for name, _ in columns]
     problems: list[str] = []
     if cfg.time_column:
-        problems += [p for p in [time_column_type(cfg, dict(columns))[1]] if p]
+        time_type, problem = time_column_type(cfg, dict(columns))
+        problems += [problem] if problem else []
+        problems += grain_problems(cfg, time_type)
     if new_table:
         problems += _partition_problems(cfg, names, key)
     if upsert is not None:
@@ -185,6 +189,46 @@ def check(
         problems += upsert.column_problems(names, target)
     if problems:
         raise VulcanConfigError(message(cfg, problems))
+
+
+_FINER_THAN_DAY = ("five_minute", "quarter_hour", "half_hour", "hour")
+
+
+def grain_problems(cfg: ModelConfig, time_type: str | None) -> list[str]:
+    """A time range model whose time column holds days (a date, or a string with a date-only
+    format) under an interval unit finer than a day: refused (each batch would replace whole
+    days while recording only its own intervals)."""
+    py_fmt = to_python_format(cfg.time_format)
+    with_time = re.search("%[HIMSfpXcTRrsz]", py_fmt.replace("%%", "")) is not None
+    if (
+        cfg.kind == "incremental_by_time_range"
+        and time_type == "string"
+        and with_time
+        and cfg.file_format == "delta"
+        and not sorts_as_text(py_fmt)
+    ):
+        return [
+            f"time_column: format {cfg.time_format!r} does not sort as text, so a range of it "
+            "is compared as parsed times, which a Delta REPLACE WHERE cannot take. Use a "
+            "format that sorts as text (year, month, day, hour, ... in that order, e.g. "
+            "'yyyy-MM-dd HH:mm'), or file_format parquet or iceberg"
+        ]
+    if (
+        cfg.kind != "incremental_by_time_range"
+        or cfg.interval_unit not in _FINER_THAN_DAY
+        or time_type not in ("date", "string")
+    ):
+        return []
+    if time_type == "string" and with_time:
+        return []
+    held = "type date" if time_type == "date" else f"format {cfg.time_format!r}"
+    return [
+        f"time_column: {cfg.time_column!r} holds days ({held}) but the interval unit "
+        f"is {cfg.interval_unit} (cron {cfg.cron!r}): each batch would replace whole "
+        f"days while recording only its {cfg.interval_unit} intervals. Use a timestamp time "
+        'column (or a string format with the hour), or a daily schedule (cron: "@daily" or '
+        "interval_unit: day)"
+    ]
 
 
 def message(cfg: ModelConfig, problems: Sequence[str]) -> str:

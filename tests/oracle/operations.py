@@ -230,7 +230,8 @@ def build_reports(
                 missing=plan.missing if tracked else [],
                 batches=[b.as_dict() for b in plan.batches],
                 pending_restatements=state.pending_restatements,
-                full_restatement=state.pending_full_restatement,
+                # the next run rebuilds for it, unless forward_only keeps the history
+                full_restatement=state.pending_full_restatement and not cfg.forward_only,
                 changed=plan.fingerprint_changed,
                 exists=present,
             )
@@ -344,7 +345,9 @@ def restatements(
     """What vulcan_restate records for each selected model (every refusal raised first).
     `named`: the unique ids the selection named (None: all); a model with
     disable_restatement reached only through a graph operator is skipped (no range), one
-    that is named is refused."""
+    that is named is refused. So is a model with forward_only of a kind that only supports
+    full-history restatement (the next run would rebuild the history it keeps); a time range
+    with forward_only is restated by range (nothing is rebuilt)."""
     direct = None if named is None else set(named)
     if start is None or end is None:
         raise VulcanConfigError("vulcan_restate: both start and end are required (dates)")
@@ -370,6 +373,19 @@ def restatements(
                     relation_key(node), name, None, None, False, None, "disable_restatement"
                 )
             )
+            continue
+        if cfg.forward_only and full_history_only(kind) and not cfg.disable_restatement:
+            if direct is not None and _get(node, "unique_id") not in direct:
+                out.append(
+                    Restatement(relation_key(node), name, None, None, False, None, "forward_only")
+                )
+            else:
+                problems.append(
+                    f"forward_only: true does not allow restating model '{name}' ({kind}): it "
+                    "only supports full-history restatement, which rebuilds the table and "
+                    "would erase the history forward_only keeps; set forward_only false to "
+                    "allow it"
+                )
             continue
         try:
             model_start = parse_time(cfg.start, "start") if cfg.start else None

@@ -374,8 +374,9 @@ def plan_model(
     """Batches of one run. `rebuild`: the table is (re)created, so all history is due.
 
     A pending full-history restatement (vulcan_restate on a kind that only supports it) turns
-    the run into a rebuild."""
-    rebuild = rebuild or state.pending_full_restatement
+    the run into a rebuild, unless the model has forward_only: its history is kept (the
+    restatement stays pending), as from --full-refresh."""
+    rebuild = rebuild or (state.pending_full_restatement and not cfg.forward_only)
     schedule = cfg.schedule()
     if cfg.start is None:
         return _untracked_plan(cfg, raw_code, state, run_vars, rebuild, contract)

@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from dbt.adapters.vulcan.timeutil import EPOCH, VulcanConfigError, format_ts, parse_time
+from dbt.adapters.vulcan.timemacros import time_literal
+from dbt.adapters.vulcan.timeutil import EPOCH, VulcanConfigError, parse_time
 from tests.oracle.config import SCD2_BY_COLUMN, SCD2_BY_TIME, ModelConfig
 from tests.oracle.engine import sql_string
 from tests.oracle.unique_key import parse_keys
@@ -203,8 +204,7 @@ class Scd2Model:
         return out
 
     def _literal(self, value: datetime) -> str:
-        text = value.date().isoformat() if self.valid_type == "date" else format_ts(value)
-        return f"CAST('{text}' AS {self.sql_type})"
+        return time_literal(value, self.valid_type)
 
     def _cast(self, expr: str) -> str:
         return f"CAST({expr} AS {self.sql_type})"

@@ -27,6 +27,8 @@ __all__ = [
     "RelationState",
     "StateRow",
     "compact",
+    "has_pending_restatement",
+    "kept_relations",
     "last_fingerprint",
     "merge_ranges",
     "replay",
@@ -159,18 +161,41 @@ def _compact_relation(relation: str, rows: list[StateRow]) -> list[StateRow]:
     return out
 
 
+def _read_order(row: StateRow) -> tuple[datetime, int, int, datetime, datetime]:
+    """The order the log is read in: replay order, processed before removed, then the bounds."""
+    return (*_order(row), _KINDS.index(row.kind) if row.kind in _KINDS else 2, row.start, row.end)
+
+
+def has_pending_restatement(rows: Iterable[StateRow]) -> bool:
+    """Whether a restatement of the relation of `rows` is pending (restated ranges, or a
+    full-history restatement, not recomputed since): what neither the fold nor compaction
+    may drop."""
+    state = RelationState(tuple(rows))
+    return bool(state.pending_restatements) or state.pending_full_restatement
+
+
 def compact(rows: Iterable[StateRow]) -> list[StateRow]:
     """Minimal equivalent 'processed' rows per relation, sorted by relation and start.
 
     Each merged range keeps the fingerprint, invocation id, recorded_at and seq of the
     latest processed row overlapping it. A relation whose latest processed row is an empty
     range (the last run of a kind without intervals) keeps that row too; otherwise relations
-    with nothing processed yield no rows.
+    with nothing processed yield no rows. A relation with a restatement pending keeps its
+    rows as they are, in the order they are read (:func:`kept_relations` names
+    them).
     """
     out: list[StateRow] = []
     for relation, group in sorted(_group(rows).items()):
-        out.extend(_compact_relation(relation, group))
+        if has_pending_restatement(group):
+            out.extend(sorted(group, key=_read_order))
+        else:
+            out.extend(_compact_relation(relation, group))
     return out
+
+
+def kept_relations(rows: Iterable[StateRow]) -> list[str]:
+    """The relations :func:`compact` leaves as they are (a restatement pending), sorted."""
+    return [r for r, group in sorted(_group(rows).items()) if has_pending_restatement(group)]
 
 
 def last_fingerprint(rows: Iterable[StateRow], relation: str | None = None) -> str | None:
@@ -244,13 +269,17 @@ class RelationState:
     def pending_restatements(self) -> list[Interval]:
         """Ranges restated by vulcan_restate that are not processed since (in replay order): a
         later removal that is not a restatement (a re-processed batch's marker, a rebuild's
-        reset) leaves a range missing, not restated."""
+        reset) leaves a range missing, not restated; a rebuild's reset recomputes the whole
+        history, so no restatement before it is pending after it."""
         restated: list[Interval] = []
         for row in sorted(self.rows, key=_order):
+            flags = row_details(row)
             if row.kind == PROCESSED:
                 restated = subtract(restated, [row.interval])
-            elif row_details(row).get("restate"):
+            elif flags.get("restate"):
                 restated = merge_ranges([*restated, row.interval])
+            if flags.get("reset"):
+                restated = []
         return restated
 
 

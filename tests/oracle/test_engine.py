@@ -29,7 +29,7 @@ def time_range(**config: Any) -> Any:
     [
         ("date", None, "date"),
         ("timestamp", None, "timestamp"),
-        ("timestamp_ntz", None, "timestamp"),
+        ("timestamp_ntz", None, "timestamp_ntz"),
         ("string", None, "string"),
         ("int", "int", "int"),
         ("bigint", "epoch_millis", "epoch_millis"),

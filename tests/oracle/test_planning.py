@@ -93,6 +93,23 @@ def test_pending_full_restatement_turns_the_run_into_a_rebuild() -> None:
     assert not plan.rebuild
 
 
+def test_a_pending_full_restatement_does_not_rebuild_a_forward_only_model() -> None:
+    """forward_only keeps the history (as from --full-refresh): the run is incremental, the
+    restatement stays pending until forward_only is false."""
+    details = {"unique_key": "id", "forward_only": True}
+    key = validate("k", "incremental_by_unique_key", details)
+    restated = row(
+        "1900-01-01", "9999-12-31", "removed", seq=1, details='{"restate": true, "full": true}'
+    )
+    state = RelationState((restated,))
+    assert not plan_model(key, SQL, state, RunVars(NOW), rebuild=False).rebuild
+    assert state.pending_full_restatement
+    # the table missing is still a build
+    assert plan_model(key, SQL, state, RunVars(NOW), rebuild=True).rebuild
+    unlocked = validate("k", "incremental_by_unique_key", {**details, "forward_only": False})
+    assert plan_model(unlocked, SQL, state, RunVars(NOW), rebuild=False).rebuild
+
+
 # ------------------------------------------------------------- interval arithmetic
 
 D = datetime

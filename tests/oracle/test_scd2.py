@@ -115,8 +115,8 @@ def test_merge_closes_current_rows_and_inserts_new_versions() -> None:
     assert "SELECT IF(_vulcan_is_source, 'insert', 'close') AS _vulcan_action" in changes
     assert "WHERE _vulcan_close OR _vulcan_insert" in changes
     # deletes are seen at the detection time; the first load starts in 1970
-    assert "ELSE CAST('2020-01-02 11:00:00' AS TIMESTAMP) END" in changes
-    assert "THEN CAST('1970-01-01 00:00:00' AS TIMESTAMP)" in changes
+    assert "ELSE CAST('2020-01-02 11:00:00+00:00' AS TIMESTAMP) END" in changes
+    assert "THEN CAST('1970-01-01 00:00:00+00:00' AS TIMESTAMP)" in changes
     # hard deletes need closed rows (for a returning key's last valid_to): all rows are read
     assert "FROM db.menu AS vulcan_table\n)" in changes
 
@@ -143,7 +143,7 @@ def test_known_empty_table_is_not_read() -> None:
     sql = build().rewrite_sql("db.menu", "select * from src", AT, empty=True)
     parses(sql)
     assert "db.menu" not in sql
-    assert "WHEN TRUE THEN CAST('1970-01-01 00:00:00' AS TIMESTAMP)" in sql
+    assert "WHEN TRUE THEN CAST('1970-01-01 00:00:00+00:00' AS TIMESTAMP)" in sql
 
 
 def test_first_load_options() -> None:
@@ -157,7 +157,7 @@ def test_by_column_compares_null_safely_and_history_sources_use_their_time() -> 
     model = build("scd_type_2_by_column", columns=["name", "price"])
     sql = model.rewrite_sql("t", "s", AT)
     assert "NOT (`name` <=> _vulcan_current.c0 AND `price` <=> _vulcan_current.c1)" in sql
-    assert "CAST('2020-01-02 11:00:00' AS TIMESTAMP) AS _vulcan_change_time" in sql
+    assert "CAST('2020-01-02 11:00:00+00:00' AS TIMESTAMP) AS _vulcan_change_time" in sql
     history = build(
         "scd_type_2_by_column",
         [("id", "int"), ("v", "int"), ("ds", "date")],
@@ -165,7 +165,10 @@ def test_by_column_compares_null_safely_and_history_sources_use_their_time() -> 
         updated_at_name="ds",
         invalidate_hard_deletes=True,
     ).rewrite_sql("t", "s", AT)
-    assert "coalesce(CAST(`ds` AS TIMESTAMP), CAST('2020-01-02 11:00:00' AS TIMESTAMP))" in history
+    assert (
+        "coalesce(CAST(`ds` AS TIMESTAMP), CAST('2020-01-02 11:00:00+00:00' AS TIMESTAMP))"
+        in history
+    )
     # a key missing from a snapshot is gone as of the batch's latest snapshot
     assert "SELECT max(CAST(`ds` AS TIMESTAMP)) FROM vulcan_rows WHERE _vulcan_is_source" in history
 

@@ -3,6 +3,7 @@ and the latest fingerprint, on fixed and hypothesis-generated logs."""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timedelta
 from itertools import pairwise
 
@@ -12,13 +13,17 @@ from hypothesis import strategies as st
 
 from tests.oracle.schedule import Interval
 from tests.oracle.state import (
+    RelationState,
     StateRow,
     compact,
+    has_pending_restatement,
+    kept_relations,
     last_fingerprint,
     replay,
     replay_all,
     subtract,
 )
+from tests.support.state_logs import logs
 
 D = datetime
 T0 = D(2025, 2, 1, 12)
@@ -153,6 +158,80 @@ def test_compact_multiple_relations_and_empty() -> None:
     assert compact([]) == []
 
 
+RESTATE = '{"restate": true, "full": false}'
+FULL = '{"restate": true, "full": true}'
+RESET = '{"reset": true}'
+
+
+def marked(r: StateRow, details: str) -> StateRow:
+    return StateRow(
+        r.relation,
+        r.start,
+        r.end,
+        r.kind,
+        r.fingerprint,
+        r.invocation_id,
+        r.recorded_at,
+        r.seq,
+        r.model_id,
+        details,
+    )
+
+
+def test_compact_leaves_a_relation_with_a_pending_restatement_as_it_is() -> None:
+    """A restatement not recomputed yet (a range, or the whole history) is what the next run
+    does: compaction keeps that relation's rows as they are, in the order the log is read,
+    and compacts the others; recomputed (or superseded by a rebuild's reset), it compacts."""
+    done = [row(jan(1), jan(2), relation="a"), row(jan(2), jan(3), relation="a", at=1)]
+    ranged = [
+        row(jan(1), jan(2), relation="b", at=2, seq=1),
+        row(jan(1), jan(2), relation="b", at=1),
+        marked(row(jan(1), jan(2), "removed", relation="b", at=3), RESTATE),
+    ]
+    full = [
+        row(jan(5), jan(5), relation="c"),
+        marked(row(D(1900, 1, 1), D(9999, 12, 31), "removed", relation="c", at=1), FULL),
+    ]
+    got = compact([*done, *ranged, *full])
+    assert got == [
+        StateRow("a", jan(1), jan(3), "processed", "f1", "i1", T0 + timedelta(minutes=1), 0),
+        ranged[1],
+        ranged[0],
+        ranged[2],
+        *full,
+    ]
+    assert kept_relations([*done, *ranged, *full]) == ["b", "c"]
+    # recomputed: the range processed again; the whole history rebuilt (a reset, then a run)
+    again = row(jan(1), jan(2), relation="b", at=4)
+    reset = marked(row(D(1900, 1, 1), D(9999, 12, 31), "removed", relation="c", at=2), RESET)
+    rebuilt = row(jan(6), jan(6), relation="c", at=3)
+    later = [*done, *ranged, again, *full, reset, rebuilt]
+    assert kept_relations(later) == []
+    assert [(r.relation, r.interval) for r in compact(later)] == [
+        ("a", (jan(1), jan(3))),
+        ("b", (jan(1), jan(2))),
+        ("c", (jan(6), jan(6))),
+    ]
+
+
+def test_a_rebuilds_reset_ends_every_pending_restatement() -> None:
+    """A rebuild recomputes the whole history: a restated range its reset comes after is no
+    longer pending, even where the rebuild processes nothing (a kind without intervals, or a
+    range past what is due, such as a whole-history restatement's far end)."""
+    restated = marked(row(D(1900, 1, 1), D(9999, 12, 31), "removed", at=1), FULL)
+    reset = marked(row(D(1900, 1, 1), D(9999, 12, 31), "removed", at=2), RESET)
+    rebuilt = row(jan(1), jan(4), at=3)
+    state = RelationState((row(jan(1), jan(2)), restated))
+    assert state.pending_restatements and state.pending_full_restatement
+    assert has_pending_restatement(state.rows)
+    state = RelationState((*state.rows, reset, rebuilt))
+    assert state.pending_restatements == [] and not state.pending_full_restatement
+    assert not has_pending_restatement(state.rows)
+    # restated after the reset: pending again
+    after = marked(row(jan(2), jan(3), "removed", at=4), RESTATE)
+    assert RelationState((*state.rows, after)).pending_restatements == [(jan(2), jan(3))]
+
+
 # ---------------------------------------------------------------- last_fingerprint
 
 
@@ -238,4 +317,27 @@ def test_compact_is_equivalent(rows: list[StateRow]) -> None:
     assert all(r.kind == "processed" for r in compacted)
     assert [r for r in compacted if r.start >= r.end] == last_runs
     assert len(compacted) == sum(len(ivs) for ivs in expected.values()) + len(last_runs)
+    assert compact(compacted) == compacted
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=logs(["a", "b"], max_rows=20))
+def test_compact_keeps_every_pending_restatement(rows: list[StateRow]) -> None:
+    """On logs with restatements, resets and other details: the compacted log says what the
+    log says (the intervals, the restated ranges, a full restatement pending); a relation with
+    a restatement pending is left with exactly its rows, the others are compacted."""
+    compacted = compact(rows)
+    kept = kept_relations(rows)
+    for relation in ("a", "b"):
+        mine = [r for r in rows if r.relation == relation]
+        theirs = [r for r in compacted if r.relation == relation]
+        before, after = RelationState(tuple(mine)), RelationState(tuple(theirs))
+        assert after.processed == before.processed
+        assert after.pending_restatements == before.pending_restatements
+        assert after.pending_full_restatement == before.pending_full_restatement
+        assert (relation in kept) == has_pending_restatement(mine)
+        if relation in kept:
+            assert Counter(theirs) == Counter(mine)
+        else:
+            assert all(r.kind == "processed" for r in theirs)
     assert compact(compacted) == compacted

@@ -11,8 +11,8 @@ start_ds            ``'2025-01-01'``                                 quoted date
 end_ds              ``'2025-01-07'``                                 inclusive last day
 start_date          ``CAST('2025-01-01' AS DATE)``
 end_date            ``CAST('2025-01-07' AS DATE)``                   inclusive last day
-start_dt            ``CAST('2025-01-01 00:00:00' AS TIMESTAMP)``
-end_dt              ``CAST('2025-01-07 23:59:59.999999' AS TIMESTAMP)`` inclusive
+start_dt            ``CAST('2025-01-01 00:00:00+00:00' AS TIMESTAMP)``
+end_dt              ``CAST('2025-01-07 23:59:59.999999+00:00' AS TIMESTAMP)`` inclusive
 start_timestamp     same as start_dt                                 alias
 end_timestamp       same as end_dt                                   alias
 start_ts            ``'2025-01-01 00:00:00'``                        quoted timestamp string
@@ -23,7 +23,7 @@ start_millis        ``1735689600000``                                integer mil
 end_millis          ``1736294399999``                                inclusive (end ms - 1)
 execution_ds        ``'2025-01-08'``                                 execution time's date
 execution_date      ``CAST('2025-01-08' AS DATE)``
-execution_dt        ``CAST('2025-01-08 05:00:00' AS TIMESTAMP)``
+execution_dt        ``CAST('2025-01-08 05:00:00+00:00' AS TIMESTAMP)``
 execution_ts        ``'2025-01-08 05:00:00'``
 execution_epoch     ``1736312400.000000``                            6 decimals
 execution_millis    ``1736312400000``
@@ -46,6 +46,9 @@ __all__ = [
     "filter_literal",
     "output_filter",
     "render",
+    "sorts_as_text",
+    "spark_format",
+    "time_literal",
     "to_python_format",
     "token_values",
 ]
@@ -100,8 +103,21 @@ def _date_lit(dt: datetime) -> str:
     return f"CAST('{dt.date().isoformat()}' AS DATE)"
 
 
+def time_literal(dt: datetime, sql_type: str = "timestamp") -> str:
+    """The SQL literal of ``dt`` (naive, UTC) as a DATE, TIMESTAMP or TIMESTAMP_NTZ.
+
+    A TIMESTAMP carries its UTC offset, so it names the same instant whatever the Spark
+    session's time zone; a TIMESTAMP_NTZ or DATE is the UTC wall clock.
+    """
+    if sql_type == "date":
+        return _date_lit(dt)
+    if sql_type == "timestamp_ntz":
+        return f"CAST('{format_ts(dt)}' AS TIMESTAMP_NTZ)"
+    return f"CAST('{format_ts(dt)}+00:00' AS TIMESTAMP)"
+
+
 def _ts_lit(dt: datetime) -> str:
-    return f"CAST('{format_ts(dt)}' AS TIMESTAMP)"
+    return time_literal(dt)
 
 
 def _micros(dt: datetime) -> int:
@@ -288,12 +304,49 @@ def filter_literal(value: datetime, time_data_type: str, fmt: str | None = None)
     if kind == "date":
         return _date_lit(value)
     if kind in ("timestamp", "timestamp_ntz"):
-        return f"CAST('{value.strftime('%Y-%m-%d %H:%M:%S.%f')}' AS TIMESTAMP)"
+        return time_literal(value, kind)
     if kind == "string":
         return _quote(value.strftime(to_python_format(fmt)))
     if kind == "epoch_millis":
         return str(_millis(value))
     return str(_micros(value) // 1_000_000)
+
+
+def sorts_as_text(py_fmt: str) -> bool:
+    """Whether text in strftime format ``py_fmt`` sorts as the times it means: its fields are
+    the leading ones of year, month, day, hour, minute, second, fraction (or year, day of the
+    year, ...), in that order."""
+    fields = "".join(re.findall(r"%(.)", py_fmt.replace("%%", "")))
+    return bool(fields) and ("YmdHMSf".startswith(fields) or "YjHMSf".startswith(fields))
+
+
+_SPARK_PATTERNS = {
+    "Y": "yyyy",
+    "y": "yy",
+    "m": "MM",
+    "d": "dd",
+    "H": "HH",
+    "M": "mm",
+    "S": "ss",
+    "f": "SSSSSS",
+    "j": "DDD",
+    "%": "%",
+}
+
+
+def spark_format(py_fmt: str) -> str:
+    """A Spark datetime pattern from a strftime format (literal letters quoted)."""
+    out: list[str] = []
+    for m in re.finditer(r"%(.)|([A-Za-z]+)|('+)|([^%A-Za-z']+)", py_fmt):
+        if m.group(1):
+            out.append(_SPARK_PATTERNS[m.group(1)])
+        elif m.group(2):
+            out.append(f"'{m.group(2)}'")
+        elif m.group(3):
+            out.append("''" * len(m.group(3)))
+        else:
+            out.append(m.group(4))
+    return "".join(out)
 
 
 def _is_day_grained(kind: str, fmt: str | None) -> bool:
@@ -311,13 +364,27 @@ def output_filter(
 
     Day-grained columns (date, or string with a date-only format) use ``>= first day AND
     <= last day (inclusive)``; timestamp, time-formatted string and epoch columns use
-    ``>= start AND < end``.
+    ``>= start AND < end``. A string column whose format does not sort as text: a date-only
+    format is the IN list of the range's days as text; another is parsed with it (zone-free)
+    and compared as TIMESTAMP_NTZ.
     """
     kind = _normalize_type(time_data_type)
-    if _is_day_grained(kind, fmt):
+    day = _is_day_grained(kind, fmt)
+    py_fmt = to_python_format(fmt)
+    sorts = kind != "string" or sorts_as_text(py_fmt)
+    if not sorts and not day:
+        column_sql = f"to_timestamp_ntz({column_sql}, {_quote(spark_format(py_fmt))})"
+        kind = "timestamp_ntz"
+    if day:
         first = datetime(start.year, start.month, start.day)
         last_day = (end_exclusive - _ONE_US).date()
         last = datetime(last_day.year, last_day.month, last_day.day)
+        if not sorts:
+            texts = [
+                filter_literal(first + timedelta(days=n), kind, fmt)
+                for n in range((last - first).days + 1)
+            ]
+            return f"{column_sql} IN ({', '.join(texts)})"
         low = filter_literal(first, kind, fmt)
         high = filter_literal(last, kind, fmt)
         return f"{column_sql} >= {low} AND {column_sql} <= {high}"

@@ -63,7 +63,7 @@ def test_batch_context_bounds_and_render() -> None:
     assert CTX.render("d between @start_ds and @end_ds and x = '@start_ds'") == (
         "d between '2025-01-01' and '2025-01-07' and x = '@start_ds'"
     )
-    assert CTX.render("@execution_dt") == "CAST('2025-01-08 05:00:00' AS TIMESTAMP)"
+    assert CTX.render("@execution_dt") == "CAST('2025-01-08 05:00:00+00:00' AS TIMESTAMP)"
 
 
 def test_sql_only_kinds_are_refused() -> None:

@@ -12,6 +12,8 @@ from dbt.adapters.vulcan.timemacros import (
     filter_literal,
     output_filter,
     render,
+    sorts_as_text,
+    spark_format,
     to_python_format,
     token_values,
 )
@@ -27,10 +29,10 @@ def test_token_values_for_seven_day_batch() -> None:
         "end_ds": "'2025-01-07'",
         "start_date": "CAST('2025-01-01' AS DATE)",
         "end_date": "CAST('2025-01-07' AS DATE)",
-        "start_dt": "CAST('2025-01-01 00:00:00' AS TIMESTAMP)",
-        "end_dt": "CAST('2025-01-07 23:59:59.999999' AS TIMESTAMP)",
-        "start_timestamp": "CAST('2025-01-01 00:00:00' AS TIMESTAMP)",
-        "end_timestamp": "CAST('2025-01-07 23:59:59.999999' AS TIMESTAMP)",
+        "start_dt": "CAST('2025-01-01 00:00:00+00:00' AS TIMESTAMP)",
+        "end_dt": "CAST('2025-01-07 23:59:59.999999+00:00' AS TIMESTAMP)",
+        "start_timestamp": "CAST('2025-01-01 00:00:00+00:00' AS TIMESTAMP)",
+        "end_timestamp": "CAST('2025-01-07 23:59:59.999999+00:00' AS TIMESTAMP)",
         "start_ts": "'2025-01-01 00:00:00'",
         "end_ts": "'2025-01-07 23:59:59.999999'",
         "start_epoch": "1735689600.000000",
@@ -39,7 +41,7 @@ def test_token_values_for_seven_day_batch() -> None:
         "end_millis": "1736294399999",
         "execution_ds": "'2025-01-08'",
         "execution_date": "CAST('2025-01-08' AS DATE)",
-        "execution_dt": "CAST('2025-01-08 05:00:00' AS TIMESTAMP)",
+        "execution_dt": "CAST('2025-01-08 05:00:00+00:00' AS TIMESTAMP)",
         "execution_ts": "'2025-01-08 05:00:00'",
         "execution_epoch": "1736312400.000000",
         "execution_millis": "1736312400000",
@@ -64,7 +66,7 @@ def test_render_replaces_tokens() -> None:
     sql = "SELECT * FROM t WHERE d BETWEEN @start_ds AND @end_ds AND ts < @{end_dt}"
     assert render(sql, WEEK) == (
         "SELECT * FROM t WHERE d BETWEEN '2025-01-01' AND '2025-01-07' AND ts < "
-        "CAST('2025-01-07 23:59:59.999999' AS TIMESTAMP)"
+        "CAST('2025-01-07 23:59:59.999999+00:00' AS TIMESTAMP)"
     )
 
 
@@ -115,8 +117,8 @@ POINT = D(2025, 1, 8, 5, 30)
     [
         ("date", None, "CAST('2025-01-08' AS DATE)"),
         ("DATE", None, "CAST('2025-01-08' AS DATE)"),
-        ("timestamp", None, "CAST('2025-01-08 05:30:00.000000' AS TIMESTAMP)"),
-        ("timestamp_ntz", None, "CAST('2025-01-08 05:30:00.000000' AS TIMESTAMP)"),
+        ("timestamp", None, "CAST('2025-01-08 05:30:00+00:00' AS TIMESTAMP)"),
+        ("timestamp_ntz", None, "CAST('2025-01-08 05:30:00' AS TIMESTAMP_NTZ)"),
         ("string", None, "'2025-01-08'"),
         ("string", "%Y%m%d", "'20250108'"),
         ("string", "%Y-%m-%d %H:%M:%S", "'2025-01-08 05:30:00'"),
@@ -175,8 +177,8 @@ def test_output_filter_day_grained() -> None:
 
 def test_output_filter_half_open() -> None:
     assert output_filter("`ts`", START, END, "timestamp") == (
-        "`ts` >= CAST('2025-01-01 00:00:00.000000' AS TIMESTAMP) "
-        "AND `ts` < CAST('2025-01-08 00:00:00.000000' AS TIMESTAMP)"
+        "`ts` >= CAST('2025-01-01 00:00:00+00:00' AS TIMESTAMP) "
+        "AND `ts` < CAST('2025-01-08 00:00:00+00:00' AS TIMESTAMP)"
     )
     assert output_filter("e", START, END, "epoch") == "e >= 1735689600 AND e < 1736294400"
     assert output_filter("e", START, END, "epoch_millis") == (
@@ -190,3 +192,40 @@ def test_output_filter_half_open() -> None:
 def test_output_filter_unknown_type() -> None:
     with pytest.raises(VulcanConfigError, match=r"^time_data_type: 'float'"):
         output_filter("x", START, END, "float")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "sorts"),
+    [
+        ("%Y-%m-%d", True),
+        ("yyyyMMddHH", True),
+        ("yyyy-MM-dd'T'HH:mm:ss", True),
+        ("%Y%j", True),
+        ("MM/dd/yyyy", False),
+        ("%d.%m.%Y", False),
+        ("%y%m%d", False),
+        ("%Y-%d-%m", False),
+    ],
+)
+def test_sorts_as_text(fmt: str, sorts: bool) -> None:
+    assert sorts_as_text(to_python_format(fmt)) is sorts
+
+
+def test_a_format_that_does_not_sort_as_text_is_compared_as_parsed_values() -> None:
+    """'07/15/2024' <= '01/09/2025' is false as text: a date-only format is matched as the
+    range's days, another parsed with its format (zone-free)."""
+    assert output_filter("`d`", START, END, "string", "MM/dd/yyyy") == (
+        "`d` IN ('01/01/2025', '01/02/2025', '01/03/2025', '01/04/2025', '01/05/2025', "
+        "'01/06/2025', '01/07/2025')"
+    )
+    parsed = "to_timestamp_ntz(`t`, 'dd/MM/yyyy HH''h''')"
+    assert output_filter("`t`", START, END, "string", "%d/%m/%Y %Hh") == (
+        f"{parsed} >= CAST('2025-01-01 00:00:00' AS TIMESTAMP_NTZ) "
+        f"AND {parsed} < CAST('2025-01-08 00:00:00' AS TIMESTAMP_NTZ)"
+    )
+
+
+def test_spark_format_quotes_literal_letters() -> None:
+    assert spark_format("%m/%d/%Y") == "MM/dd/yyyy"
+    assert spark_format("%Y-%m-%dT%H") == "yyyy-MM-dd'T'HH"
+    assert spark_format("%d.%m.%Y %%") == "dd.MM.yyyy %"

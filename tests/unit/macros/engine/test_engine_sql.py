@@ -115,9 +115,15 @@ def test_iceberg_dirty_range_deletes_then_inserts(h: Harness) -> None:
     assert h.statements[1:] == [f"delete from s.t where {FILTER}", f"insert into s.t by name {SQL}"]
 
 
-def test_iceberg_new_range_only_inserts(h: Harness) -> None:
-    h.call("vulcan_time_range_iceberg", args(h, file_format="iceberg"))
+def test_iceberg_range_of_a_created_table_only_inserts(h: Harness) -> None:
+    h.call("vulcan_time_range_iceberg", {**args(h, file_format="iceberg"), "created": True})
     assert h.statements == [f"insert into s.t by name {SQL}"]
+
+
+def test_iceberg_range_the_log_does_not_know_is_deleted_first(h: Harness) -> None:
+    """A batch written by a run that stopped before recording it: the rerun replaces it."""
+    h.call("vulcan_time_range_iceberg", {**args(h, file_format="iceberg"), "created": False})
+    assert h.statements == [f"delete from s.t where {FILTER}", f"insert into s.t by name {SQL}"]
 
 
 @pytest.mark.parametrize(

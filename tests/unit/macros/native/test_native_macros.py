@@ -75,7 +75,7 @@ def test_unit_test_token_values_come_from_the_overrides_vars(h: Harness) -> None
         }
     )
     assert h.call("start_ds") == "'2025-01-02'"
-    assert h.call("end_dt") == "CAST('2025-01-02 23:59:59.999999' AS TIMESTAMP)"
+    assert h.call("end_dt") == "CAST('2025-01-02 23:59:59.999999+00:00' AS TIMESTAMP)"
     assert h.call("execution_ts") == "'2025-01-05 06:00:00'"
 
 

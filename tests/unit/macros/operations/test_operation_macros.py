@@ -21,7 +21,14 @@ from dbt.adapters.vulcan.timeutil import VulcanConfigError, format_ts
 from tests.oracle import config as model_config
 from tests.oracle import operations
 from tests.oracle.planning import RunVars, plan_model
-from tests.oracle.state import RelationState, StateRow, compact, merge_ranges, values_sql
+from tests.oracle.state import (
+    RelationState,
+    StateRow,
+    compact,
+    kept_relations,
+    merge_ranges,
+    values_sql,
+)
 from tests.support.macro_harness import (
     CompilerError,
     FakeResult,
@@ -116,6 +123,17 @@ NODES = [
     ),
     node("broken", {"materialized": TR, "start": "2025-01-01", "lookback": -1}),
     node("locked", {"materialized": "incremental_unmanaged", "disable_restatement": True}),
+    # forward_only: a pending full restatement does not rebuild them
+    node(
+        "keyed_fwd",
+        {
+            "materialized": "incremental_by_unique_key",
+            "unique_key": "id",
+            "start": "2025-01-05",
+            "forward_only": True,
+        },
+    ),
+    node("log_fwd", {"materialized": "incremental_unmanaged", "forward_only": True}),
 ]
 OTHERS = [
     {**node("plain", {"materialized": "table"})},
@@ -165,10 +183,15 @@ def test_a_restatement_processed_again_is_not_pending_after_a_later_removal() ->
 @settings(max_examples=100, deadline=None)
 @given(rows=logs(["s.b", "s.a", "s.c"], max_rows=20))
 def test_compact_equals_state_compact(rows: list[StateRow]) -> None:
-    got = _H.call("_vulcan_op_compact", by_key(rows))
+    """The compaction, and the relations it leaves as they are (a restatement pending)."""
+    kept: list[str] = []
+    got = _H.call("_vulcan_op_compact", by_key(rows), kept)
     expected = compact(rows)
     assert got == [jinja_row(r) for r in expected]
+    assert kept == kept_relations(rows)
     assert _H.call("_vulcan_op_values_sql", got) == values_sql(expected)
+    # the fold's call (no list): the same rows
+    assert _H.call("_vulcan_op_compact", by_key(rows)) == got
 
 
 def test_values_sql_escapes() -> None:
@@ -1044,6 +1067,241 @@ def test_restate_records_removed_rows_and_prints_the_messages() -> None:
     ]
 
 
+# fsrc (a time range) -> fwd_log (unmanaged), fwd_keyed (unique key with start), fwd_daily (a
+# time range), all three forward_only; fsrc -> both (unmanaged, forward_only and
+# disable_restatement); fsrc -> open_log (unmanaged, forward_only false)
+FORWARD = [
+    chained("fsrc", [], {"materialized": TR, "time_column": "d", "start": "2025-01-01"}),
+    chained(
+        "fwd_log",
+        ["model.p.fsrc"],
+        {"materialized": "incremental_unmanaged", "forward_only": True},
+        ["fwd"],
+    ),
+    chained(
+        "fwd_keyed",
+        ["model.p.fsrc"],
+        {
+            "materialized": "incremental_by_unique_key",
+            "unique_key": "id",
+            "start": "2025-01-02",
+            "forward_only": True,
+        },
+    ),
+    chained(
+        "fwd_daily",
+        ["model.p.fsrc"],
+        {"materialized": TR, "time_column": "d", "start": "2025-01-01", "forward_only": True},
+        ["fwd"],
+    ),
+    chained(
+        "both",
+        ["model.p.fsrc"],
+        {
+            "materialized": "incremental_unmanaged",
+            "forward_only": True,
+            "disable_restatement": True,
+        },
+    ),
+    chained(
+        "open_log",
+        ["model.p.fsrc"],
+        {"materialized": "incremental_unmanaged", "forward_only": False},
+    ),
+]
+
+
+def _forward_refusal(name: str, kind: str) -> str:
+    return (
+        f"forward_only: true does not allow restating model '{name}' ({kind}): it only "
+        "supports full-history restatement, which rebuilds the table and would erase the "
+        "history forward_only keeps; set forward_only false to allow it"
+    )
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        "fsrc+",
+        "fsrc",
+        "fwd_daily",
+        "fwd_log",
+        "fsrc+ fwd_keyed",
+        "tag:fwd",
+        "fsrc+ both",
+        "open_log fwd_daily",
+        None,
+    ],
+)
+def test_forward_only_restatements_equal_the_oracle(select: Any) -> None:
+    """A model with forward_only whose kind only supports full-history restatement (a
+    rebuild): skipped when only a graph operator reached it, refused when named; a time range
+    with forward_only is restated by range; disable_restatement's own refusal first."""
+    chosen = operations.selection(FORWARD, select)
+    named = list(chosen.named) if select is not None else None
+    start, end = "2025-01-03", "2025-01-04"
+    try:
+        expected = operations.restatements(chosen.nodes, start, end, named)
+    except VulcanConfigError as exc:
+        with pytest.raises(CompilerError) as got:
+            _H.call("_vulcan_op_restatements", chosen.nodes, start, end, named)
+        assert str(got.value) == str(exc)
+        return
+    got = _H.call("_vulcan_op_restatements", chosen.nodes, start, end, named)
+    assert restatement_facts(got) == [
+        (r.relation, r.name, r.start, r.end, r.full, r.warning, r.skipped) for r in expected
+    ]
+
+
+def test_forward_only_restatements_by_example() -> None:
+    """What the oracle decides, by example: the facts the comparison above rests on."""
+    reached = operations.selection(FORWARD, "fsrc+")
+    facts = operations.restatements(reached.nodes, "2025-01-03", "2025-01-04", reached.named)
+    assert [(r.name, r.skipped, r.full) for r in facts] == [
+        ("fsrc", None, False),
+        ("both", "disable_restatement", False),
+        ("fwd_daily", None, False),
+        ("fwd_keyed", "forward_only", False),
+        ("fwd_log", "forward_only", False),
+        ("open_log", None, True),
+    ]
+    for select, refused in [
+        ("fwd_log", [("fwd_log", "incremental_unmanaged")]),
+        (
+            "tag:fwd fwd_keyed",
+            [("fwd_keyed", "incremental_by_unique_key"), ("fwd_log", "incremental_unmanaged")],
+        ),
+    ]:
+        chosen = operations.selection(FORWARD, select)
+        with pytest.raises(VulcanConfigError) as exc:
+            operations.restatements(chosen.nodes, "2025-01-03", "2025-01-04", chosen.named)
+        assert str(exc.value) == "vulcan_restate refused:\n" + "\n".join(
+            f"  - {_forward_refusal(name, kind)}" for name, kind in refused
+        )
+    # every model (no select): each one is named, so refused
+    with pytest.raises(VulcanConfigError, match="forward_only: true does not allow"):
+        operations.restatements(FORWARD, "2025-01-03", "2025-01-04")
+    # both keys: disable_restatement's refusal, once
+    both = operations.selection(FORWARD, "both")
+    with pytest.raises(VulcanConfigError) as exc:
+        operations.restatements(both.nodes, "2025-01-03", "2025-01-04", both.named)
+    assert "forward_only" not in str(exc.value)
+    assert "disable_restatement: true does not allow restating model 'both'" in str(exc.value)
+
+
+def test_restate_skips_a_forward_only_rebuild_and_names_it() -> None:
+    """vulcan_restate with `fsrc+`: fsrc and fwd_daily restated by range, open_log widened to
+    its whole history; fwd_log and fwd_keyed (forward_only: their restatement would be a
+    rebuild) and both (disable_restatement) skipped, one line each, nothing recorded for
+    them."""
+    with _GraphContext(FORWARD) as ctx:
+        _H.call("vulcan_restate", "fsrc+", "2025-01-03", "2025-01-03")
+    [insert] = _H.statements
+    values = appended_values(insert)
+    for name in ("fsrc", "fwd_daily", "open_log"):
+        assert f"('sales.{name}', 'model.p.{name}', " in values, name
+    for name in ("fwd_log", "fwd_keyed", "both"):
+        assert f"sales.{name}" not in values, name
+    reached = "reached through a graph operator, not named in select"
+    assert ctx.printed == [
+        "Restated fsrc: 2025-01-03 00:00:00 - 2025-01-04 00:00:00; the next dbt run recomputes it",
+        f"Skipped both: disable_restatement: true ({reached})",
+        "Restated fwd_daily: 2025-01-03 00:00:00 - 2025-01-04 00:00:00; the next dbt run "
+        "recomputes it",
+        f"Skipped fwd_keyed: forward_only: true (its restatement would rebuild its whole "
+        f"history; {reached})",
+        f"Skipped fwd_log: forward_only: true (its restatement would rebuild its whole "
+        f"history; {reached})",
+        "Warning: model 'open_log' (incremental_unmanaged) only supports full-history "
+        "restatement: the requested range 2025-01-03 - 2025-01-03 was widened to the whole "
+        "history from 1900-01-01 00:00:00",
+        "Restated open_log: whole history; the next dbt run recomputes it",
+    ]
+
+
+@pytest.mark.parametrize("select", ["fwd_log", "fsrc+ fwd_log", "tag:fwd"])
+def test_restate_refuses_a_named_forward_only_rebuild(select: str) -> None:
+    """Named (by name or tag): refused before anything is recorded, naming the model, the
+    key, its value and the fix."""
+    with _GraphContext(FORWARD) as ctx, pytest.raises(CompilerError) as got:
+        _H.call("vulcan_restate", select, "2025-01-03", "2025-01-04")
+    assert str(got.value) == (
+        "vulcan_restate refused:\n  - " + _forward_refusal("fwd_log", "incremental_unmanaged")
+    )
+    assert ctx.printed == []
+    assert not any(is_state_append(s) for s in _H.statements)
+
+
+@pytest.mark.parametrize("name", ["keyed_fwd", "log_fwd", "keyed_start", "keyed", "locked"])
+def test_a_pending_full_restatement_rebuilds_unless_forward_only(name: str) -> None:
+    """A whole-history restatement in the log (recorded before the model had forward_only, or
+    by an earlier release) makes the next run a rebuild, as the oracle plans it; with
+    forward_only the run is incremental (its history kept), the restatement stays pending and
+    one line says why. The plan report agrees: no rebuild announced, nothing extra missing."""
+    n = next(x for x in NODES if x["name"] == name)
+    kind = n["config"]["materialized"]
+    forward_only = bool(n["config"].get("forward_only"))
+    key = operations.relation_key(n)
+    day = timedelta(days=1)
+    log = [
+        StateRow(key, T0 + 4 * day, T0 + 6 * day, "processed", "f", "i1", RECORDED, 0),
+        StateRow(key, T0 + 9 * day, T0 + 9 * day, "processed", "f", "i2", RECORDED + day, 0),
+        StateRow(
+            key,
+            datetime(1900, 1, 1),
+            datetime(9999, 12, 31),
+            "removed",
+            "",
+            "i3",
+            RECORDED + 2 * day,
+            1,
+            n["unique_id"],
+            '{"restate": true, "full": true}',
+        ),
+    ]
+    now = T0 + 8 * day
+    expected = plan_model(
+        model_config.settings(n, kind),
+        n["raw_code"],
+        RelationState(tuple(log)),
+        RunVars(now),
+        False,
+    )
+    assert expected.rebuild is not forward_only
+    cfg = _H.call("_vulcan_cfg_run", n, kind)["settings"]
+    state = {
+        "rows": by_key(log)[key],
+        "cron": _H.call("vulcan_cron_parse", cfg["cron"]),
+        "settings_key": None,
+        "record": None,
+    }
+    logged: list[str] = []
+    saved = _H.context["log"]
+    _H.context["log"] = lambda message, info=False: logged.append(message) or ""
+    try:
+        relation = {"schema": n["schema"], "identifier": n["alias"]}
+        run = {"execution_time": now, "start": None, "end": None}
+        got = _H.call("vulcan_model_plan", cfg, relation, False, n, run, state)
+    finally:
+        _H.context["log"] = saved
+    assert got["rebuild"] == expected.rebuild
+    assert [(b["start"], b["end"]) for b in got["batches"]] == [
+        (format_ts(b.start), format_ts(b.end)) for b in expected.batches
+    ]
+    held = (
+        f"Model '{name}': a whole-history restatement is pending, but forward_only: true keeps "
+        "its history: it runs incrementally (set forward_only: false to rebuild it)"
+    )
+    assert [m for m in logged if "restatement is pending" in m] == ([held] if forward_only else [])
+    # the plan report: a rebuild announced only without forward_only
+    situation = {"rows": log, "exists": {n["unique_id"]: True}, "execution": now, "nodes": [n]}
+    [report] = py_reports(situation)[0]
+    assert report.full_restatement is not forward_only
+    assert report.pending_restatements  # still pending either way
+    [jinja] = jinja_reports(situation, True)
+    assert jinja_meaning(jinja) == py_meaning(report, True)
+
+
 # --------------------------------------------------------------------------- render
 
 
@@ -1072,17 +1330,34 @@ def test_compact_replaces_the_log_with_its_compaction(file_format: str, partitio
     """Parquet: the compacted rows are one new append, then exactly the appends the read's rows
     came from are dropped (one made meanwhile is kept). Delta/Iceberg: staged, then one
     overwrite (a table partitioned by relation; one created before is replaced by one that
-    is)."""
+    is). A relation with a restatement pending (s.b) is left as it is: on parquet neither
+    appended nor dropped, on Delta/Iceberg staged with its rows as read; the summary names
+    it."""
     day = timedelta(days=1)
     log = [
         StateRow("s.a", T0, T0 + day, "processed", "f", "i1", RECORDED, 0),
         StateRow("s.a", T0 + day, T0 + 2 * day, "processed", "f", "i2", RECORDED + day, 0),
+        StateRow("s.b", T0, T0, "processed", "f", "i1", RECORDED, 1),
+        StateRow("s.b", T0 + day, T0 + day, "processed", "f", "i2", RECORDED + day, 1),
+        StateRow(
+            "s.b",
+            datetime(1900, 1, 1),
+            datetime(9999, 12, 31),
+            "removed",
+            "",
+            "i3",
+            RECORDED + 2 * day,
+            1,
+            "model.p.b",
+            '{"restate": true, "full": true}',
+        ),
     ]
     state = "vulcan_state.vulcan_intervals"
     _H.statements.clear()
     read = by_key(log)
-    for row in read["s.a"]:
-        row["append_id"] = f"{row['invocation_id']}-1"
+    for rows in read.values():
+        for row in rows:
+            row["append_id"] = f"{row['invocation_id']}-1"
     _H.query_results[f"describe table {state}"] = FakeResult(
         [
             ("relation", "string", None),
@@ -1092,10 +1367,14 @@ def test_compact_replaces_the_log_with_its_compaction(file_format: str, partitio
         if partitioned
         else [("relation", "string", None)]
     )
-    saved = {k: _H.context[k] for k in ("vulcan_create_state_table", "_vulcan_op_read_log")}
+    saved = {
+        k: _H.context[k] for k in ("vulcan_create_state_table", "_vulcan_op_read_log", "print")
+    }
     target = _H.context["target"]
+    printed: list[str] = []
     _H.context["vulcan_create_state_table"] = lambda: ""
     _H.context["_vulcan_op_read_log"] = lambda keys=None: read
+    _H.context["print"] = printed.append
     _H.context["target"] = {**target, "state_file_format": file_format}
     try:
         _H.call("vulcan_compact")
@@ -1103,10 +1382,15 @@ def test_compact_replaces_the_log_with_its_compaction(file_format: str, partitio
         _H.context.update(saved)
         _H.context["target"] = target
         _H.query_results.clear()
-    compacted = values_sql(compact(log))
+    assert kept_relations(log) == ["s.b"]
+    assert compact(log)[1:] == sorted(log[2:], key=lambda r: r.recorded_at)
+    assert printed[-1] == (
+        "Compacted the state log: 5 rows -> 4 rows (1 relation left as it is while a "
+        "restatement is pending: s.b)"
+    )
     if file_format == "parquet":
         append, drop = _H.statements
-        assert appended_values(append) == squash(compacted)
+        assert appended_values(append) == squash(values_sql(compact(log[:2])))
         assert drop == (
             f"alter table {state} drop if exists "
             "partition (relation = 's.a', append_id = 'i1-1'), "
@@ -1121,7 +1405,7 @@ def test_compact_replaces_the_log_with_its_compaction(file_format: str, partitio
             "interval_start string, interval_end string, row_type string, fingerprint string, "
             "invocation_id string, recorded_at string, seq int, details string) using delta "
             "partitioned by (relation)",
-            f"insert into {stage} values {squash(compacted)}",
+            f"insert into {stage} values {squash(values_sql(compact(log)))}",
             f"describe table {state}",
             f"insert overwrite table {state} select * from {stage}"
             if partitioned
@@ -1129,3 +1413,34 @@ def test_compact_replaces_the_log_with_its_compaction(file_format: str, partitio
             f"as select * from {stage}",
             f"drop table if exists {stage}",
         ]
+
+
+def test_compact_says_how_many_relations_it_left() -> None:
+    """Nothing pending: the summary as before; two relations pending: both named."""
+    day = timedelta(days=1)
+    restate = '{"restate": true, "full": false}'
+    done = [StateRow("s.a", T0, T0 + day, "processed", "f", "i1", RECORDED, 0)]
+    pending = [
+        StateRow(rel, T0, T0 + day, "removed", "", "i2", RECORDED + day, 1, "", restate)
+        for rel in ("s.c", "s.b")
+    ]
+    for log, summary in [
+        (done, "Compacted the state log: 1 rows -> 1 rows"),
+        (
+            [*done, *pending],
+            "Compacted the state log: 3 rows -> 3 rows (2 relations left as they are while a "
+            "restatement is pending: s.b, s.c)",
+        ),
+    ]:
+        saved = {
+            k: _H.context[k] for k in ("vulcan_create_state_table", "_vulcan_op_read_log", "print")
+        }
+        printed: list[str] = []
+        _H.context["vulcan_create_state_table"] = lambda: ""
+        _H.context["_vulcan_op_read_log"] = lambda keys=None, log=log: by_key(log)
+        _H.context["print"] = printed.append
+        try:
+            _H.call("vulcan_compact")
+        finally:
+            _H.context.update(saved)
+        assert printed == [summary]

@@ -66,6 +66,8 @@ def test_render_examples(h: Harness) -> None:
         ("string", "yyyy-MM-dd HH:mm:ss"),
         ("string", "'day' yyyy/MM/dd"),
         ("string", "%Y-%m-%dT%H"),
+        ("string", "MM/dd/yyyy"),
+        ("string", "%d.%m.%Y %H:%M"),
         ("int", None),
         ("bigint", None),
         ("epoch", None),
@@ -156,7 +158,9 @@ def test_random_sql_renders_like_the_oracle(h: Harness, sql: str) -> None:
     start=st.datetimes(min_value=D(1971, 1, 1), max_value=D(2200, 1, 1)),
     span=spans,
     time_type=st.sampled_from(["date", "timestamp", "string", "epoch", "epoch_millis", "int"]),
-    fmt=st.sampled_from([None, "%Y%m%d", "yyyy-MM-dd HH:mm", "%Y-%m-%d %H:%M:%S.%f"]),
+    fmt=st.sampled_from(
+        [None, "%Y%m%d", "yyyy-MM-dd HH:mm", "%Y-%m-%d %H:%M:%S.%f", "MM/dd/yyyy", "%d.%m.%y %H"]
+    ),
 )
 def test_random_filters(
     h: Harness, start: datetime, span: timedelta, time_type: str, fmt: str | None

@@ -61,7 +61,7 @@
     {'name': 'forward_only', 'kinds': 'all', 'section': 'every',
      'check': 'bool', 'value': false,
      'type': 'bool', 'default': 'false',
-     'meaning': 'history is never rebuilt: `--full-refresh` runs the model incrementally and one line says so (an error if its own config sets `full_refresh: true`)'},
+     'meaning': 'history is never rebuilt: `--full-refresh` runs the model incrementally and one line says so (an error if its own config sets `full_refresh: true`); `vulcan_restate` of a kind it would rebuild (all but `incremental_by_time_range`) is refused when `select` names the model, skipped (and named) when only a graph operator reaches it; a whole-history restatement already pending does not rebuild it (the run says so)'},
     {'name': 'disable_restatement', 'kinds': 'all', 'section': 'every',
      'check': 'bool', 'value': false, 'value_by_kind': {SCDT: true, SCDC: true},
      'type': 'bool', 'default': 'false (true for SCD type 2)', 'default_by_kind': {SCDT: 'true', SCDC: 'true'},

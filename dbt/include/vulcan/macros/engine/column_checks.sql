@@ -19,7 +19,7 @@
   {%- set dtype = ns.dtype -%}
   {%- set base = dtype.split('(')[0].strip() -%}
   {%- set number = base in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'decimal', 'float', 'double') -%}
-  {%- set times = {'date': 'date', 'timestamp': 'timestamp', 'timestamp_ntz': 'timestamp'} -%}
+  {%- set times = {'date': 'date', 'timestamp': 'timestamp', 'timestamp_ntz': 'timestamp_ntz'} -%}
   {%- set declared = cfg.time_data_type -%}
   {%- if declared -%}
     {%- if number and declared not in ('int', 'bigint', 'epoch', 'epoch_millis') -%}
@@ -46,6 +46,7 @@
   {%- if cfg.time_column -%}
     {%- set found = dbt_vulcan.vulcan_time_column_type(cfg, columns) -%}
     {%- if found.problem -%}{%- do problems.append(found.problem) -%}{%- endif -%}
+    {%- do problems.extend(dbt_vulcan.vulcan_time_grain_problems(cfg, found.time_type)) -%}
   {%- endif -%}
   {%- if new_table -%}
     {%- set names = columns | map(attribute='name') | list -%}
@@ -64,6 +65,28 @@
     {%- endif -%}
   {%- endif -%}
   {{ return(problems) }}
+{% endmacro %}
+
+{#- A time range model's time column that holds days (a date, or a string with a date-only
+    format) under an interval unit finer than a day: a batch of hours would replace its whole
+    day (parquet's partition overwrite, Delta's REPLACE WHERE) while only its hours are
+    recorded. And a text format with a time of day that does not sort as text on Delta.
+    Refused (tests/oracle/engine.py's grain_problems). -#}
+{% macro vulcan_time_grain_problems(cfg, time_type) %}
+  {%- set finer = ['five_minute', 'quarter_hour', 'half_hour', 'hour'] -%}
+  {%- set py_format = dbt_vulcan._vulcan_strftime_format(cfg.time_format) -%}
+  {%- set with_time = modules.re.search('%[HIMSfpXcTRrsz]', py_format.replace('%%', '')) -%}
+  {#- a text format with a time of day that does not sort as text is compared parsed, which
+      Delta's REPLACE WHERE cannot take -#}
+  {%- if cfg.kind == 'incremental_by_time_range' and time_type == 'string' and with_time and cfg.file_format == 'delta' and not dbt_vulcan.vulcan_format_sorts_as_text(py_format) -%}
+    {{ return(['time_column: format ' ~ dbt_vulcan._vulcan_cfg_repr(cfg.time_format) ~ ' does not sort as text, so a range of it is compared as parsed times, which a Delta REPLACE WHERE cannot take. Use a format that sorts as text (year, month, day, hour, ... in that order, e.g. \'yyyy-MM-dd HH:mm\'), or file_format parquet or iceberg']) }}
+  {%- endif -%}
+  {%- if cfg.kind != 'incremental_by_time_range' or cfg.interval_unit not in finer or time_type not in ('date', 'string') -%}
+    {{ return([]) }}
+  {%- endif -%}
+  {%- if time_type == 'string' and with_time -%}{{ return([]) }}{%- endif -%}
+  {%- set held = 'type date' if time_type == 'date' else 'format ' ~ dbt_vulcan._vulcan_cfg_repr(cfg.time_format) -%}
+  {{ return(['time_column: ' ~ dbt_vulcan._vulcan_cfg_repr(cfg.time_column) ~ ' holds days (' ~ held ~ ') but the interval unit is ' ~ cfg.interval_unit ~ ' (cron ' ~ dbt_vulcan._vulcan_cfg_repr(cfg.cron) ~ '): each batch would replace whole days while recording only its ' ~ cfg.interval_unit ~ ' intervals. Use a timestamp time column (or a string format with the hour), or a daily schedule (cron: "@daily" or interval_unit: day)']) }}
 {% endmacro %}
 
 {% macro vulcan_config_message(cfg, problems) %}

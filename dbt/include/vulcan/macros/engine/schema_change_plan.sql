@@ -39,7 +39,7 @@
       {%- set ns.project_table = true -%}
     {%- else -%}
       {%- if action == 'warn' -%}{%- do change.warnings.append(text) -%}{%- endif -%}
-      {%- for n, t in added -%}{%- do change.add_columns.append('`' ~ n ~ '` ' ~ t) -%}{%- endfor -%}
+      {%- for n, t in added -%}{%- do change.add_columns.append(dbt_vulcan.vulcan_quote_identifier(n) ~ ' ' ~ t) -%}{%- endfor -%}
     {%- endif -%}
   {%- endif -%}
   {%- if removed or retyped -%}
@@ -74,7 +74,7 @@
     {%- set projection = [] -%}
     {%- for n in names -%}
       {%- if (n | lower) in query_types -%}
-        {%- do projection.append('`' ~ n ~ '`') -%}
+        {%- do projection.append(dbt_vulcan.vulcan_quote_identifier(n)) -%}
       {%- else -%}
         {%- do projection.append('cast(null as ' ~ table_types[n | lower][1] ~ ') as `' ~ n ~ '`') -%}
       {%- endif -%}

@@ -72,9 +72,9 @@
 {% endmacro %}
 
 {#- What the log says about one relation (rows in replay order), as RelationState:
-    {processed (the replay), pending_restatements (restated ranges not processed since),
-     pending_full (a full-history restatement with no reset after it), latest (the latest
-     processed row, or none)}. -#}
+    {processed (the replay), pending_restatements (restated ranges not processed since, nor
+     superseded by a rebuild's reset), pending_full (a full-history restatement with no reset
+     after it), latest (the latest processed row, or none)}. -#}
 {% macro _vulcan_op_summary(rows) %}
   {%- set st = {'processed': [], 'restated': [], 'pending_full': false, 'latest': none} -%}
   {%- for row in rows -%}
@@ -92,7 +92,8 @@
       {%- do st.update({'restated': dbt_vulcan._vulcan_op_add(st.restated, row.start, row.end),
                         'pending_full': st.pending_full or (true if flags.get('full') else false)}) -%}
     {%- endif -%}
-    {%- if flags.get('reset') -%}{%- do st.update({'pending_full': false}) -%}{%- endif -%}
+    {#- a rebuild recomputes the whole history: no earlier restatement is pending after it -#}
+    {%- if flags.get('reset') -%}{%- do st.update({'pending_full': false, 'restated': []}) -%}{%- endif -%}
   {%- endfor -%}
   {{ return({
     'processed': st.processed,
@@ -105,32 +106,41 @@
 {#- The compacted log of every relation in `by_key` (state.compact): per relation (sorted),
     one processed row per replayed range (sorted), carrying the fingerprint, invocation id,
     recorded_at, seq, model id and details of the latest processed row overlapping it; and the
-    latest processed row when it is an empty range (an untracked kind's last run). -#}
-{% macro _vulcan_op_compact(by_key) %}
+    latest processed row when it is an empty range (an untracked kind's last run).
+    A relation with a restatement pending (restated ranges, or a full-history restatement, not
+    recomputed yet) keeps its rows as they are, in replay order: compacted, the restatement
+    would be lost (the fold does not fold such a log either, state/fold.sql). Its key is
+    appended to `kept` when a list is given. -#}
+{% macro _vulcan_op_compact(by_key, kept=none) %}
   {%- set out = [] -%}
   {%- for key in by_key | sort -%}
     {%- set rows = by_key[key] -%}
     {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
-    {%- set ranges = summary.processed -%}
-    {%- set latest = {} -%}
-    {#- an empty range (an untracked kind's run) adds nothing to a range it falls in -#}
-    {%- for row in rows if row.row_type == 'processed' and row.start < row.end -%}
-      {%- for r in ranges -%}
-        {%- if row.start < r[1] and row.end > r[0] -%}{%- do latest.update({loop.index0: row}) -%}{%- endif -%}
+    {%- if summary.pending_restatements or summary.pending_full -%}
+      {%- do out.extend(rows) -%}
+      {%- if kept is not none -%}{%- do kept.append(key) -%}{%- endif -%}
+    {%- else -%}
+      {%- set ranges = summary.processed -%}
+      {%- set latest = {} -%}
+      {#- an empty range (an untracked kind's run) adds nothing to a range it falls in -#}
+      {%- for row in rows if row.row_type == 'processed' and row.start < row.end -%}
+        {%- for r in ranges -%}
+          {%- if row.start < r[1] and row.end > r[0] -%}{%- do latest.update({loop.index0: row}) -%}{%- endif -%}
+        {%- endfor -%}
       {%- endfor -%}
-    {%- endfor -%}
-    {%- for r in ranges -%}
-      {%- set row = latest[loop.index0] -%}
-      {%- do out.append({
-        'relation': key, 'model_id': row.model_id, 'start': r[0], 'end': r[1], 'row_type': 'processed',
-        'fingerprint': row.fingerprint, 'invocation_id': row.invocation_id, 'at': row.at,
-        'seq': row.seq, 'details': row.details,
-      }) -%}
-    {%- endfor -%}
-    {#- an untracked kind's last run (an empty range) adds no interval: it is kept -#}
-    {%- set last = summary.latest -%}
-    {%- if last is not none and last.start >= last.end -%}
-      {%- do out.append(last) -%}
+      {%- for r in ranges -%}
+        {%- set row = latest[loop.index0] -%}
+        {%- do out.append({
+          'relation': key, 'model_id': row.model_id, 'start': r[0], 'end': r[1], 'row_type': 'processed',
+          'fingerprint': row.fingerprint, 'invocation_id': row.invocation_id, 'at': row.at,
+          'seq': row.seq, 'details': row.details,
+        }) -%}
+      {%- endfor -%}
+      {#- an untracked kind's last run (an empty range) adds no interval: it is kept -#}
+      {%- set last = summary.latest -%}
+      {%- if last is not none and last.start >= last.end -%}
+        {%- do out.append(last) -%}
+      {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(out) }}

@@ -1,6 +1,7 @@
 {#- Per selected model, what plan and status report (operations.build_reports):
     {name, kind, key, tracked, date_grain, processed, missing, batches, pending_restatements,
-     full_restatement, changed, exists, latest, error}; ranges in epoch microseconds.
+     full_restatement (a pending full restatement the next run rebuilds for: not with
+     forward_only), changed, exists, latest, error}; ranges in epoch microseconds.
 
     `by_key`: the log (_vulcan_op_read_log); `plans`: {unique_id: vulcan_model_plan(..)} of
     the models whose batches are reported (plan), or {} (status: batches empty, nothing
@@ -19,12 +20,14 @@
       {%- set present = exists.get(node.unique_id, false) -%}
       {%- set tracked = cfg.start is not none -%}
       {%- set plan = plans.get(node.unique_id) or {} -%}
-      {%- set missing = dbt_vulcan._vulcan_op_missing(cfg, state.processed, not present or state.pending_full, run.execution_time) if tracked else [] -%}
+      {#- a pending full restatement rebuilds the model, unless forward_only keeps its history -#}
+      {%- set full = state.pending_full and not cfg.forward_only -%}
+      {%- set missing = dbt_vulcan._vulcan_op_missing(cfg, state.processed, not present or full, run.execution_time) if tracked else [] -%}
       {%- do reports.append({
         'name': node.name, 'kind': kind, 'key': key, 'tracked': tracked,
         'date_grain': cfg.interval_unit in ('day', 'week', 'month', 'quarter', 'year'),
         'processed': state.processed, 'missing': missing, 'batches': plan.get('batches', []),
-        'pending_restatements': state.pending_restatements, 'full_restatement': state.pending_full,
+        'pending_restatements': state.pending_restatements, 'full_restatement': full,
         'changed': plan.get('fingerprint_changed', false), 'exists': present,
         'latest': state.latest, 'error': none,
       }) -%}

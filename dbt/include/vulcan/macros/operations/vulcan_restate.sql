@@ -3,8 +3,10 @@
     `select` takes dbt's graph operators: `raw_events+` restates the model and every dbt-vulcan
     model downstream of it, each aligned to its own interval unit. Kinds that only support
     full-history restatement are widened (with a warning) and rebuilt by the next run; a model
-    with disable_restatement: true is refused when a term names it, and skipped (one line
-    says so) when only a graph operator reached it. Every refusal is raised before anything is
+    with disable_restatement: true, or one of those kinds with forward_only: true (a rebuild
+    would erase the history it keeps; a time range with forward_only is restated by range,
+    which rebuilds nothing), is refused when a term names it, and skipped (one line says so)
+    when only a graph operator reached it. Every refusal is raised before anything is
     recorded. -#}
 {% macro vulcan_restate(select=none, start=none, end=none) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
@@ -13,7 +15,8 @@
   {%- set messages = [] -%}
   {%- for item in planned -%}
     {%- if item.skipped -%}
-      {%- do messages.append('Skipped ' ~ item.name ~ ': ' ~ item.skipped ~ ': true (reached through a graph operator, not named in select)') -%}
+      {%- set why = 'its restatement would rebuild its whole history; ' if item.skipped == 'forward_only' else '' -%}
+      {%- do messages.append('Skipped ' ~ item.name ~ ': ' ~ item.skipped ~ ': true (' ~ why ~ 'reached through a graph operator, not named in select)') -%}
     {%- else -%}
       {%- set details = '{"restate": true, "full": ' ~ ('true' if item.full else 'false') ~ '}' -%}
       {%- do values.append(dbt_vulcan.vulcan_state_values(item.relation, [[item.start, item.end]], 'removed', '', details, item.model_id)) -%}
@@ -33,7 +36,9 @@
     unit, or the whole history from the model's start for the kinds that only support that.
     `named`: the unique ids the selection named (none: every model); a model with
     disable_restatement that is not named is skipped (`skipped`: 'disable_restatement', no
-    range), one that is named is refused. -#}
+    range), one that is named is refused; so is a model with forward_only whose kind only
+    supports full-history restatement (`skipped`: 'forward_only'): the next run would rebuild
+    it. -#}
 {% macro _vulcan_op_restatements(nodes, start, end, named=none) %}
   {%- if start is none or end is none -%}
     {{ exceptions.raise_compiler_error('vulcan_restate: both start and end are required (dates)') }}
@@ -62,6 +67,14 @@
       }) -%}
     {%- elif checked.settings.disable_restatement -%}
       {%- do problems.append('disable_restatement: true does not allow restating ' ~ owner ~ '; set disable_restatement false to allow it') -%}
+    {%- elif checked.settings.forward_only and kind != 'incremental_by_time_range' and named is not none and node.unique_id not in named -%}
+      {%- do out.append({
+        'relation': {'schema': node.schema, 'identifier': node.alias or node.name},
+        'name': node.name, 'model_id': node.unique_id, 'start': none, 'end': none,
+        'full': false, 'warning': none, 'skipped': 'forward_only',
+      }) -%}
+    {%- elif checked.settings.forward_only and kind != 'incremental_by_time_range' -%}
+      {%- do problems.append('forward_only: true does not allow restating ' ~ owner ~ ': it only supports full-history restatement, which rebuilds the table and would erase the history forward_only keeps; set forward_only false to allow it') -%}
     {%- else -%}
       {%- set cfg = checked.settings -%}
       {%- set geometry = dbt_vulcan._vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}

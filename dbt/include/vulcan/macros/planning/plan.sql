@@ -18,8 +18,10 @@
     `state` is vulcan_begin's, which made that read), then Jinja: a kind with
     `start` is planned by range arithmetic (plan_intervals.sql); without `start` the run is one
     batch over all time up to the execution time, nothing recorded. The replay gives the latest
-    processed row (its fingerprint, details) and a pending full restatement. The Python planner
-    (tests/oracle/planning.py, plan_model) is the test oracle. -#}
+    processed row (its fingerprint, details) and a pending full restatement, which makes the run
+    a rebuild unless the model has forward_only (its history is kept, as from --full-refresh:
+    it runs incrementally, and a materialization's run says so in one line). The Python
+    planner (tests/oracle/planning.py, plan_model) is the test oracle. -#}
 {% macro vulcan_model_plan(cfg, relation, rebuild, node=none, run=none, state=none) %}
   {%- set node = node if node is not none else model -%}
   {%- set run = run if run is not none else dbt_vulcan.vulcan_run_vars(cfg.model) -%}
@@ -38,7 +40,7 @@
   {%- set batches = [] -%}
   {%- if cfg.start is none -%}
     {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
-    {%- set plan_rebuild = rebuild or summary.pending_full -%}
+    {%- set plan_rebuild = rebuild or (summary.pending_full and not cfg.forward_only) -%}
     {%- set window = dbt_vulcan._vulcan_plan_window(cfg, run, geometry, epoch) -%}
     {%- do batches.append({
       'index': 1, 'count': 1, 'start': fmt(window[0]), 'end': fmt(window[1]), 'intervals': 0,
@@ -59,6 +61,7 @@
       'start': cfg.start, 'end': cfg.end, 'unit': cfg.interval_unit, 'week_start': cfg.week_start,
       'due_end': fmt(due_end), 'allow_partials': cfg.allow_partials, 'lookback': cfg.lookback,
       'batch_size': cfg.batch_size, 'explicit': explicit, 'rebuild': rebuild,
+      'forward_only': cfg.forward_only,
     }) -%}
     {%- set summary = planned.summary -%}
     {%- set plan_rebuild = planned.rebuild -%}
@@ -71,6 +74,9 @@
         'dirty': row.dirty, 'tracked': true,
       }) -%}
     {%- endfor -%}
+  {%- endif -%}
+  {%- if summary.pending_full and cfg.forward_only and not rebuild and state is not none -%}
+    {{ log("Model '" ~ cfg.model ~ "': a whole-history restatement is pending, but forward_only: true keeps its history: it runs incrementally (set forward_only: false to rebuild it)", info=True) }}
   {%- endif -%}
   {%- set latest = summary.latest -%}
   {%- set previous = latest.fingerprint if latest is not none and not plan_rebuild else none -%}

@@ -7,7 +7,8 @@
                 dirty}] in order. dirty: the batch overlaps a range the log ever recorded as
                 processed (it may still hold rows, even if removed since); never on a rebuild
       rebuild   p.rebuild, or the log holds a full-history restatement with no reset marker
-                after it: the run rebuilds (as the oracle's planning.plan_model)
+                after it and p.forward_only is not set: the run rebuilds (as the oracle's
+                planning.plan_model)
       summary   _vulcan_op_summary of the rows: the replayed processed ranges, the latest
                 processed row (its fingerprint and details), pending restatements
 
@@ -25,6 +26,8 @@
       explicit       none, or [low, high] aligned to unit boundaries: the run is exactly the
                      expected intervals inside it, processed or not (ignored on a rebuild)
       rebuild        ignore the log: all history is due
+      forward_only   (optional) the model keeps its history: a pending full-history
+                     restatement does not make the run a rebuild
 
     The semantics are the oracle's (tests/oracle: planning.plan_intervals over state.replay,
     planning.plan_model), which it is tested against (tests/unit/macros/planning/test_planner_macros.py, random
@@ -39,7 +42,7 @@
   {%- set lookback = dbt_vulcan._vulcan_plan_int(p.get('lookback', 0), 'lookback', 0) -%}
   {%- set batch_size = none if p.get('batch_size') is none else dbt_vulcan._vulcan_plan_int(p.get('batch_size'), 'batch_size', 1) -%}
   {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
-  {%- set rebuild = (p.get('rebuild') or summary.pending_full) and true -%}
+  {%- set rebuild = (p.get('rebuild') or (summary.pending_full and not p.get('forward_only'))) and true -%}
   {%- set runs = [] -%}
   {%- set last = b.total - 1 -%}
   {%- if b.total == 0 -%}

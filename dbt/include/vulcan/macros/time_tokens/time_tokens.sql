@@ -44,19 +44,67 @@
 
 {#- The predicate keeping rows of `column_sql` inside [start, end): day-grained columns (date,
     or a string with a date-only format) compare with the first and the last day (inclusive),
-    the others with `>= start AND < end`. -#}
+    the others with `>= start AND < end`. Every literal names its instant whatever the
+    session's time zone (vulcan_time_literal). A string column whose format sorts as text
+    ('yyyy-MM-dd', '%Y%m%d%H') is compared as text; one that does not ('MM/dd/yyyy') by the
+    days it means: a date-only format as the IN list of the range's days (as stored), another
+    parsed with its format (zone-free), which Delta's REPLACE WHERE refuses (the config check,
+    vulcan_time_grain_problems). -#}
 {% macro vulcan_output_filter(column_sql, start, end, time_type, time_format=none) %}
   {%- set low = dbt_vulcan._vulcan_ts(start) -%}
   {%- set high = dbt_vulcan._vulcan_ts(end) -%}
   {%- set py_format = dbt_vulcan._vulcan_strftime_format(time_format) -%}
   {%- set day_grained = time_type == 'date' or (time_type == 'string' and not modules.re.search('%[HIMSfpXcTRrsz]', py_format.replace('%%', ''))) -%}
+  {%- set ns = namespace(column=column_sql, type=time_type) -%}
+  {%- set sorts = time_type != 'string' or dbt_vulcan.vulcan_format_sorts_as_text(py_format) -%}
+  {%- if not sorts and not day_grained -%}
+    {%- set ns.type = 'timestamp_ntz' -%}
+    {%- set ns.column = 'to_timestamp_ntz(' ~ column_sql ~ ", '" ~ dbt_vulcan.vulcan_spark_time_format(py_format).replace("'", "''") ~ "')" -%}
+  {%- endif -%}
   {%- if day_grained -%}
     {%- set last = high - modules.datetime.timedelta(microseconds=1) -%}
     {%- set first_day = modules.datetime.datetime(low.year, low.month, low.day) -%}
     {%- set last_day = modules.datetime.datetime(last.year, last.month, last.day) -%}
-    {{ return(column_sql ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(first_day, time_type, py_format) ~ ' AND ' ~ column_sql ~ ' <= ' ~ dbt_vulcan._vulcan_filter_literal(last_day, time_type, py_format)) }}
+    {%- if not sorts -%}
+      {#- the range's days, each as the text it is stored as: a plain IN list (Delta's REPLACE
+          WHERE and partition pruning take it; a parsed comparison they cannot) -#}
+      {%- set texts = [] -%}
+      {%- for offset in range((last_day - first_day).days + 1) -%}
+        {%- do texts.append(dbt_vulcan._vulcan_filter_literal(first_day + modules.datetime.timedelta(days=offset), 'string', py_format)) -%}
+      {%- endfor -%}
+      {{ return(column_sql ~ ' IN (' ~ texts | join(', ') ~ ')') }}
+    {%- endif -%}
+    {{ return(ns.column ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(first_day, ns.type, py_format) ~ ' AND ' ~ ns.column ~ ' <= ' ~ dbt_vulcan._vulcan_filter_literal(last_day, ns.type, py_format)) }}
   {%- endif -%}
-  {{ return(column_sql ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(low, time_type, py_format) ~ ' AND ' ~ column_sql ~ ' < ' ~ dbt_vulcan._vulcan_filter_literal(high, time_type, py_format)) }}
+  {{ return(ns.column ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(low, ns.type, py_format) ~ ' AND ' ~ ns.column ~ ' < ' ~ dbt_vulcan._vulcan_filter_literal(high, ns.type, py_format)) }}
+{% endmacro %}
+
+{#- Whether text in the strftime format `py_format` sorts as the times it means: its fields
+    are the leading ones of year, month, day, hour, minute, second, fraction (or year, day of
+    the year, ...), each fixed-width, in that order; literal text between them is fixed. -#}
+{% macro vulcan_format_sorts_as_text(py_format) %}
+  {%- set fields = modules.re.findall('%(.)', py_format.replace('%%', '')) | join('') -%}
+  {{ return(fields != '' and ('YmdHMSf'.startswith(fields) or 'YjHMSf'.startswith(fields))) }}
+{% endmacro %}
+
+{#- A Spark datetime pattern ('MM/dd/yyyy') from a strftime format ('%m/%d/%Y'); literal
+    letters quoted. Formats are validated with the model's config (their directives are the
+    ones below). -#}
+{% macro vulcan_spark_time_format(py_format) %}
+  {%- set patterns = {'Y': 'yyyy', 'y': 'yy', 'm': 'MM', 'd': 'dd', 'H': 'HH', 'M': 'mm', 'S': 'ss', 'f': 'SSSSSS', 'j': 'DDD', '%': '%'} -%}
+  {%- set out = [] -%}
+  {%- for match in modules.re.finditer("%(.)|([A-Za-z]+)|('+)|([^%A-Za-z']+)", py_format) -%}
+    {%- if match.group(1) -%}
+      {%- do out.append(patterns[match.group(1)]) -%}
+    {%- elif match.group(2) -%}
+      {%- do out.append("'" ~ match.group(2) ~ "'") -%}
+    {%- elif match.group(3) -%}
+      {%- do out.append("''" * (match.group(3) | length)) -%}
+    {%- else -%}
+      {%- do out.append(match.group(4)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out | join('')) }}
 {% endmacro %}
 
 {#- A batch's SQL: the model's query with the batch's tokens, wrapped in the output filter
@@ -70,7 +118,7 @@
   {%- if not cfg.time_column or cfg.kind == 'tracked' -%}
     {{ return({'sql': wrapped, 'filter': 'true', 'query': rendered}) }}
   {%- endif -%}
-  {%- set predicate = dbt_vulcan.vulcan_output_filter('`' ~ cfg.time_column ~ '`', batch.start, batch.end, time_type, cfg.time_format) -%}
+  {%- set predicate = dbt_vulcan.vulcan_output_filter(dbt_vulcan.vulcan_quote_identifier(cfg.time_column), batch.start, batch.end, time_type, cfg.time_format) -%}
   {{ return({'sql': wrapped ~ '\nwhere ' ~ predicate, 'filter': predicate, 'query': rendered}) }}
 {% endmacro %}
 
@@ -103,8 +151,8 @@
   {%- set epoch = ('-' if micros < 0 else '') ~ (size // 1000000) ~ '.' ~ ('%06d' | format(size % 1000000)) -%}
   {{ return({
     prefix ~ '_ds': "'" ~ dt.strftime('%Y-%m-%d') ~ "'",
-    prefix ~ '_date': "CAST('" ~ dt.strftime('%Y-%m-%d') ~ "' AS DATE)",
-    prefix ~ '_dt': "CAST('" ~ dbt_vulcan._vulcan_format_ts(dt) ~ "' AS TIMESTAMP)",
+    prefix ~ '_date': dbt_vulcan.vulcan_time_literal(dt, 'date'),
+    prefix ~ '_dt': dbt_vulcan.vulcan_time_literal(dt),
     prefix ~ '_ts': "'" ~ dbt_vulcan._vulcan_format_ts(dt) ~ "'",
     prefix ~ '_epoch': epoch,
     prefix ~ '_millis': (micros // 1000) | string,
@@ -112,16 +160,27 @@
 {% endmacro %}
 
 {% macro _vulcan_filter_literal(dt, time_type, py_format) %}
-  {%- if time_type == 'date' -%}
-    {{ return("CAST('" ~ dt.strftime('%Y-%m-%d') ~ "' AS DATE)") }}
-  {%- elif time_type in ('timestamp', 'timestamp_ntz') -%}
-    {{ return("CAST('" ~ dt.strftime('%Y-%m-%d %H:%M:%S') ~ '.' ~ ('%06d' | format(dt.microsecond)) ~ "' AS TIMESTAMP)") }}
+  {%- if time_type in ('date', 'timestamp', 'timestamp_ntz') -%}
+    {{ return(dbt_vulcan.vulcan_time_literal(dt, time_type)) }}
   {%- elif time_type == 'string' -%}
     {{ return("'" ~ dt.strftime(py_format).replace("'", "''") ~ "'") }}
   {%- elif time_type == 'epoch_millis' -%}
     {{ return((dbt_vulcan._vulcan_micros(dt) // 1000) | string) }}
   {%- endif -%}
   {{ return((dbt_vulcan._vulcan_micros(dt) // 1000000) | string) }}
+{% endmacro %}
+
+{#- The SQL literal of `dt` (a naive UTC datetime) as a DATE, TIMESTAMP or TIMESTAMP_NTZ: a
+    TIMESTAMP carries its UTC offset, so it names the same instant whatever the Spark
+    session's time zone; a TIMESTAMP_NTZ or DATE is the UTC wall clock (timemacros.py's
+    time_literal). -#}
+{% macro vulcan_time_literal(dt, sql_type='timestamp') %}
+  {%- if sql_type == 'date' -%}
+    {{ return("CAST('" ~ dt.strftime('%Y-%m-%d') ~ "' AS DATE)") }}
+  {%- elif sql_type == 'timestamp_ntz' -%}
+    {{ return("CAST('" ~ dbt_vulcan._vulcan_format_ts(dt) ~ "' AS TIMESTAMP_NTZ)") }}
+  {%- endif -%}
+  {{ return("CAST('" ~ dbt_vulcan._vulcan_format_ts(dt) ~ "+00:00' AS TIMESTAMP)") }}
 {% endmacro %}
 
 {#- A strftime format from a Python ('%Y-%m-%d') or Spark ('yyyy-MM-dd') one; none gives

@@ -255,7 +255,7 @@ def test_a_batch_of_a_backfill_is_detected_at_its_end() -> None:
         {"unique_key": "id", "columns": "*", "invalidate_hard_deletes": True},
         batch=batch,
     )
-    assert "CAST('2020-01-02 00:00:00' AS TIMESTAMP) AS _vulcan_change_time" in got["changes"]
+    assert "CAST('2020-01-02 00:00:00+00:00' AS TIMESTAMP) AS _vulcan_change_time" in got["changes"]
 
 
 def test_an_unknown_statement_is_refused() -> None:

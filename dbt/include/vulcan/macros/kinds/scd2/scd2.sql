@@ -182,10 +182,9 @@
   {{ return({'timestamp': 'TIMESTAMP', 'timestamp_ntz': 'TIMESTAMP_NTZ', 'date': 'DATE'}[spec.valid_type]) }}
 {% endmacro %}
 
-{#- A literal of the valid_* type for a datetime. -#}
+{#- A literal of the valid_* type for a datetime (UTC, whatever the session's time zone). -#}
 {% macro _vulcan_scd2_literal(spec, value) %}
-  {%- set text = value.strftime('%Y-%m-%d') if spec.valid_type == 'date' else dbt_vulcan._vulcan_format_ts(value) -%}
-  {{ return("CAST('" ~ text ~ "' AS " ~ dbt_vulcan._vulcan_scd2_sql_type(spec) ~ ")") }}
+  {{ return(dbt_vulcan.vulcan_time_literal(value, spec.valid_type)) }}
 {% endmacro %}
 
 {% macro _vulcan_scd2_key_names(spec) %}

@@ -35,7 +35,7 @@
     {%- if value is not none and low <= value < high -%}
       {%- set items = [] -%}
       {%- for k, v in values -%}
-        {%- do items.append('`' ~ k ~ '` = ' ~ dbt_vulcan.vulcan_sql_string(v)) -%}
+        {%- do items.append(dbt_vulcan.vulcan_quote_identifier(k) ~ ' = ' ~ dbt_vulcan.vulcan_sql_string(v)) -%}
       {%- endfor -%}
       {%- do specs.append('partition (' ~ items | join(', ') ~ ')') -%}
     {%- endif -%}

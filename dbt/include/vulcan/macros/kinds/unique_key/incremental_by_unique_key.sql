@@ -28,12 +28,32 @@
     and the columns the table will have when the batches run, before anything is touched; an
     unchanged model on its table was checked when it last changed. -#}
 {% macro _vulcan_unique_key_check(cfg, begin, plan, schema_sql) %}
+  {%- do dbt_vulcan._vulcan_unique_key_check_reapply(cfg, plan) -%}
   {%- set query_columns = none -%}
   {%- if plan.rebuild or plan.fingerprint_changed -%}
     {%- set query_columns = dbt_vulcan.vulcan_query_columns(schema_sql) -%}
     {%- do dbt_vulcan._vulcan_unique_key_check_columns(cfg, plan, query_columns, plan.rebuild, begin.target_relation) -%}
   {%- endif -%}
   {{ return({'query_columns': query_columns, 'time_type': none}) }}
+{% endmacro %}
+
+{#- A when_matched whose assignments read the table's values (`target.qty + source.qty`) is not
+    idempotent: a range applied twice counts twice. So it never applies a processed range
+    again: `lookback` is refused, and so is a run whose batches meet processed intervals (an
+    explicit vulcan_start/vulcan_end over them); a full restatement (a rebuild) is the way to
+    recompute. Before anything is touched. -#}
+{% macro _vulcan_unique_key_check_reapply(cfg, plan) %}
+  {%- if not cfg.when_matched -%}{{ return(none) }}{%- endif -%}
+  {%- set reads = dbt_vulcan.vulcan_unique_key_reads_target(dbt_vulcan.vulcan_unique_key_spec(cfg, {}, [])) -%}
+  {%- if not reads -%}{{ return(none) }}{%- endif -%}
+  {%- set why = 'when_matched assigns ' ~ reads | join(', ') ~ ', which reads the table\'s own values: applied twice to the same rows, a range counts twice' -%}
+  {%- if cfg.lookback -%}
+    {{ exceptions.raise_compiler_error(dbt_vulcan.vulcan_config_message(cfg, ['lookback: ' ~ cfg.lookback ~ ' re-applies processed intervals, and ' ~ why ~ '. Set lookback: 0, or assign values computed from source columns only'])) }}
+  {%- endif -%}
+  {%- set again = plan.batches | selectattr('dirty') | list -%}
+  {%- if again -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ '): this run would apply processed intervals again (' ~ again | map(attribute='label') | join(', ') ~ '), and ' ~ why ~ '. Nothing was written. Run without vulcan_start/vulcan_end over processed intervals, or restate the model (`dbt run-operation vulcan_restate`: its whole history is rebuilt by the next run)') }}
+  {%- endif -%}
 {% endmacro %}
 
 {#- The key, merge_filter and when_matched (time tokens of the model's first interval) against

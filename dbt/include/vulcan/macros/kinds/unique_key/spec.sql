@@ -70,6 +70,22 @@
   }, 'problems': []}) }}
 {% endmacro %}
 
+{#- The assignments of `spec`'s when_matched clauses whose value reads the table's own columns
+    (`target.<column>`), as written ('qty = target.qty + source.qty'): applying such a clause
+    twice gives another result than once (tests/oracle/unique_key.py's reads_target). -#}
+{% macro vulcan_unique_key_reads_target(spec) %}
+  {%- set found = [] -%}
+  {%- for clause in spec.clauses if not clause.delete -%}
+    {%- for column, expression in clause.assignments -%}
+      {%- set tokens = dbt_vulcan._vulcan_sql_tokens(expression).tokens or [] -%}
+      {%- for i in range(tokens | length - 1) if tokens[i][0] in ('name', 'quoted') and (dbt_vulcan._vulcan_sql_ident(tokens[i]) | lower) == 'target' and tokens[i + 1][1] == '.' -%}
+        {%- if loop.first -%}{%- do found.append(column ~ ' = ' ~ expression) -%}{%- endif -%}
+      {%- endfor -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {{ return(found) }}
+{% endmacro %}
+
 {#- An incremental_predicates entry with dbt's merge aliases renamed to target/source. -#}
 {% macro _vulcan_uk_dbt_aliases(predicate) %}
   {%- set lexed = dbt_vulcan._vulcan_sql_tokens(predicate) -%}
