@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -156,8 +156,11 @@ def _compact_relation(relation: str, rows: list[StateRow]) -> list[StateRow]:
         )
     # the latest processed row in replay order (ties: by bounds, as the log is read)
     last = max(processed, key=lambda r: (*_order(r), r.start, r.end)) if processed else None
-    if last is not None and last.start >= last.end:
-        out.append(last)  # an untracked kind's last run: it adds no interval, so it stays
+    if last is not None and not any(last.start < r.end and last.end > r.start for r in out):
+        # the latest processed row carries no range (an untracked kind's last run, or a range
+        # removed since): kept as an empty range, which adds no interval but keeps what a plan
+        # takes from it (its fingerprint, details, model id)
+        out.append(replace(last, end=last.start))
     return out
 
 

@@ -136,10 +136,17 @@
           'seq': row.seq, 'details': row.details,
         }) -%}
       {%- endfor -%}
-      {#- an untracked kind's last run (an empty range) adds no interval: it is kept -#}
+      {#- the latest processed row carries no range (an untracked kind's last run, or a range
+          removed since): kept as an empty range, which adds no interval but keeps what a plan
+          takes from it (its fingerprint, details, model id) -#}
       {%- set last = summary.latest -%}
-      {%- if last is not none and last.start >= last.end -%}
-        {%- do out.append(last) -%}
+      {%- set carried = [] -%}
+      {%- for r in ranges if last is not none and last.start < r[1] and last.end > r[0] -%}{%- do carried.append(r) -%}{%- endfor -%}
+      {%- if last is not none and not carried -%}
+        {%- set kept_row = {} -%}
+        {%- do kept_row.update(last) -%}
+        {%- do kept_row.update({'end': last.start}) -%}
+        {%- do out.append(kept_row) -%}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
