@@ -442,12 +442,13 @@ def _untracked_plan(
 
     Its time tokens span 1970-01-01 .. the execution time; a kind with a time column (tracked)
     runs over its window: the vars' range, else from the execution time's unit, `lookback`
-    units back, to the execution time."""
+    units back, to the execution time. A rebuild has no window (all time)."""
     schedule = cfg.schedule()
     start, end = EPOCH, schedule.due_end(run_vars.execution_time, allow_partials=True)
-    if cfg.time_column and run_vars.start is not None and run_vars.end is not None:
+    windowed = cfg.time_column and not rebuild
+    if windowed and run_vars.start is not None and run_vars.end is not None:
         start, end = run_vars.start, run_vars.end
-    elif cfg.time_column:
+    elif windowed:
         start = schedule.add(schedule.floor(run_vars.execution_time), -cfg.lookback)
     batch = Batch(
         index=1,

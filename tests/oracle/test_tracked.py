@@ -1,5 +1,6 @@
 """The tracked kind's oracle on random group histories: a run mirrors the query's groups,
-is idempotent, and with a window leaves the table's groups outside it as they were."""
+is idempotent, with a window leaves the table's groups outside it as they were, and a table
+built from nothing gets every group whatever the window."""
 
 from __future__ import annotations
 
@@ -56,6 +57,16 @@ def test_a_window_keeps_the_groups_outside_it(table: Any, query: Any) -> None:
             assert canon(got[key]) == canon(group)
         if not in_query and inside(max(r["t"] for r in group)):
             assert key not in got
+
+
+@given(ROWS, ROWS)
+def test_a_table_built_from_nothing_gets_every_group_whatever_the_window(
+    table: Any, query: Any
+) -> None:
+    result = tracked.sync(table, query, KEY, "t", lambda t: t >= 5, created=True)
+    assert canon(result.rows) == canon(query)
+    assert result.inserted == len(tracked.groups(query, KEY))
+    assert (result.replaced, result.deleted, result.unchanged) == (0, 0, 0)
 
 
 def test_bad_input_is_refused() -> None:

@@ -4,7 +4,9 @@ Rows are mappings of column to value. A group is the rows sharing the `group_key
 content is the multiset of its rows' other columns. A run replaces the groups whose content
 differs, inserts the new ones and deletes the table's groups the query lacks; with a window
 (a test of a group's time: its latest row's `time_column`), only the query's groups in the
-window count, and the table's groups outside it stay."""
+window count, and the table's groups outside it stay. A table built from nothing (`created`:
+new, --full-refresh, a full-history restatement) gets every group of the query: the window
+applies to incremental runs only."""
 
 from __future__ import annotations
 
@@ -59,10 +61,14 @@ def sync(
     time_column: str | None = None,
     in_window: Callable[[Any], bool] | None = None,
     ignore: Sequence[str] = (),
+    created: bool = False,
 ) -> Sync:
     """The table after one run over `query` (`ignore`: columns of the table the content leaves
-    out, as its hash column)."""
+    out, as its hash column; `created`: the run builds the table from nothing, so `table` is
+    not read and the window does not apply)."""
     check(query, key)
+    if created:
+        table, in_window = [], None
     source = groups(query, key)
     if time_column is not None and in_window is not None:
         source = {k: g for k, g in source.items() if in_window(max(r[time_column] for r in g))}

@@ -40,7 +40,14 @@ MODELS = {
         "group_key='invoice_id', time_column='invoice_date', lookback=1",
     ),
 }
-HASH = {"lines": "_content_hash", "lines_by_region": "h", "lines_recent": "_content_hash"}
+HASH = {
+    "lines": "_content_hash",
+    "lines_by_region": "h",
+    "lines_recent": "_content_hash",
+    "daily": "_content_hash",
+    "daily_all": "_content_hash",
+    "daily_tokens": "_content_hash",
+}
 KEYS = {
     "lines": ["invoice_id"],
     "lines_by_region": ["region", "invoice_id"],
@@ -222,6 +229,7 @@ class TestTrackedHistories:
                     "invoice_date" if windowed else None,
                     in_window(execution, 1) if windowed else None,
                     ignore=[HASH[name]],
+                    created=step == 0,  # dropped above: the first run builds the table
                 ).rows
                 got = stored(project, name)
                 assert canon(got, HASH[name]) == canon(expected, HASH[name]), (
@@ -352,3 +360,138 @@ class TestTrackedRuns:
         assert "group_key: 'invoice_no' is not a column of the model's query" in out, out
         assert "content_hash_column: 'sku' is a column of the model's query" in out, out
         assert not rows(project, f"show tables in {project.test_schema} like 'missing_key'")
+
+
+def month(invoices: range) -> list[dict[str, Any]]:
+    """One invoice a day from DAY0 (invoice i on day i - 1); the even ones have two lines."""
+    out = []
+    for i in invoices:
+        day = DAY0 + timedelta(days=i - 1)
+        out.append(
+            {
+                "region": "eu",
+                "invoice_id": i,
+                "line_no": 1,
+                "sku": "a",
+                "qty": i,
+                "invoice_date": day,
+            }
+        )
+        if i % 2 == 0:
+            out.append({**out[-1], "line_no": 2, "sku": "b", "qty": None})
+    return out
+
+
+class TestTrackedBuiltFromNothing:
+    """A table built from nothing (created, --full-refresh, a full-history restatement) holds
+    every group of the query, not only its window's; an incremental run keeps the window."""
+
+    LAST = DAY0 + timedelta(days=29)  # invoice 30's day: the only one in the window
+    EXEC = f"{LAST} 12:00:00"
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {
+            # lookback 0: the window is the execution time's day
+            "daily.sql": model_sql(
+                "src_daily", "group_key='invoice_id', time_column='invoice_date'"
+            ),
+            # the same query without a window: the reference hashes
+            "daily_all.sql": model_sql("src_daily", "group_key='invoice_id'"),
+            # a query that reads its window only, with the time tokens
+            "daily_tokens.sql": model_sql(
+                "src_daily", "group_key='invoice_id', time_column='invoice_date'"
+            )
+            + "where invoice_date >= @start_ds\n",
+        }
+
+    def run_step(self, project: Any, source: list[dict[str, Any]], *flags: str) -> str:
+        number = next(STEPS)
+        write_source(project, "src_daily", source, number)
+        run("run", "-s", "daily_all", vars={EXEC: self.EXEC, "tracked_step": number})
+        args = ["run", "-s", "daily", *flags, "--vars"]
+        args.append(json.dumps({EXEC: self.EXEC, "tracked_step": number}))
+        return run_dbt_and_capture(args)[1]
+
+    def check(self, project: Any, expected: list[dict[str, Any]], known: dict[Any, str]) -> None:
+        """The table is `expected`, and each group carries one hash: the one the model without
+        a window gave the same content (`known`: content -> hash, gathered over the runs)."""
+        got = stored(project, "daily")
+        assert canon(got, HASH["daily"]) == canon(expected, HASH["daily"])
+        key, column = ["invoice_id"], HASH["daily"]
+        for group in oracle.groups(stored(project, "daily_all"), key).values():
+            known[frozenset(oracle.content(group, key, [column]).items())] = group[0][column]
+        for k, group in oracle.groups(got, key).items():
+            assert {r[column] for r in group} == {
+                known[frozenset(oracle.content(group, key, [column]).items())]
+            }, f"group {k}: not its content's one hash"
+
+    def test_every_group_when_built_and_the_window_after(self, project: Any) -> None:
+        known: dict[Any, str] = {}
+        first = month(range(1, 31))
+        out = self.run_step(project, first)
+        assert "30 groups inserted" in out, out
+        self.check(project, first, known)
+        assert len(oracle.groups(stored(project, "daily"), ["invoice_id"])) == 30
+
+        # --full-refresh: the table becomes the query, old groups included (1 changed, 2 gone)
+        refreshed = [
+            {**r, "qty": 100} if r["invoice_id"] == 1 else r for r in first if r["invoice_id"] != 2
+        ]
+        out = self.run_step(project, refreshed, "--full-refresh")
+        assert "29 groups inserted" in out, out
+        self.check(project, refreshed, known)
+
+        # a full-history restatement: the next run rebuilds it all the same (3 changed, 4 gone)
+        restate = json.dumps({"select": "daily", "start": str(self.LAST), "end": str(self.LAST)})
+        _, out = run_dbt_and_capture(["run-operation", "vulcan_restate", "--args", restate])
+        assert "was widened to the whole history" in out, out
+        restated = [
+            {**r, "sku": "z"} if r["invoice_id"] == 3 else r
+            for r in refreshed
+            if r["invoice_id"] != 4
+        ]
+        out = self.run_step(project, restated)
+        assert "28 groups inserted" in out, out
+        self.check(project, restated, known)
+
+        # an incremental run: only the window's groups (30 changed, 31 new); 5 changed and 6
+        # gone outside it are left as they are
+        late = [
+            *(
+                {**r, "qty": 7} if r["invoice_id"] in (5, 30) else r
+                for r in restated
+                if r["invoice_id"] != 6
+            ),
+            {**first[0], "invoice_id": 31, "invoice_date": self.LAST},
+        ]
+        table = stored(project, "daily")
+        out = self.run_step(project, late)
+        assert "1 group replaced, 1 inserted, 0 deleted (0 unchanged)" in out, out
+        expected = oracle.sync(
+            table, late, ["invoice_id"], "invoice_date", in_window(self.LAST, 0), [HASH["daily"]]
+        ).rows
+        self.check(project, expected, known)
+        invoices = {r["invoice_id"]: r for r in stored(project, "daily")}
+        assert invoices[5]["qty"] == 5 and 6 in invoices and invoices[30]["qty"] == 7
+
+    def test_the_tokens_span_all_time_when_built(self, project: Any) -> None:
+        first = month(range(1, 31))
+        number = next(STEPS)
+        write_source(project, "src_daily", first, number)
+        vars = {EXEC: self.EXEC, "tracked_step": number}
+        _, out = run_dbt_and_capture(["run", "-s", "daily_tokens", "--vars", json.dumps(vars)])
+        assert "30 groups inserted" in out, out
+        assert "[sync groups 1970-01-01 00:00:00 - 2025-03-30 12:00:00]" in out, out
+        assert canon(stored(project, "daily_tokens"), "_content_hash") == canon(
+            first, "_content_hash"
+        )
+        # incremental: the tokens render the window; the groups before it stay
+        late = [{**r, "qty": 0} for r in first]
+        number = next(STEPS)
+        write_source(project, "src_daily", late, number)
+        vars = {EXEC: self.EXEC, "tracked_step": number}
+        _, out = run_dbt_and_capture(["run", "-s", "daily_tokens", "--vars", json.dumps(vars)])
+        assert "1 group replaced, 0 inserted, 0 deleted (0 unchanged)" in out, out
+        got = {(r["invoice_id"], r["line_no"]): r["qty"] for r in stored(project, "daily_tokens")}
+        assert got[(30, 1)] == 0 and got[(29, 1)] == 29 and len(got) == 45

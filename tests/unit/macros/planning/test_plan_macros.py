@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from dbt.adapters.vulcan.timeutil import VulcanConfigError, format_range, format_ts
 from tests.oracle.config import validate
-from tests.oracle.planning import RunVars, fingerprint
+from tests.oracle.planning import RunVars, fingerprint, plan_model
 from tests.oracle.schedule import IntervalUnit, Schedule
+from tests.oracle.state import RelationState
 from tests.support.macro_harness import CompilerError, Harness
 
 _H = Harness()
@@ -105,3 +106,30 @@ def test_fingerprint_equals_the_oracle(kind: str, config: dict[str, Any]) -> Non
     cfg = validate("m", kind, config)
     code = "  select 1 as d -- it's\n"
     assert _H.call("vulcan_fingerprint", code, cfg.as_dict()) == fingerprint(code, cfg)
+
+
+@pytest.mark.parametrize("rebuild", [False, True])
+@pytest.mark.parametrize("run_range", [None, (datetime(2025, 3, 1), datetime(2025, 3, 3))])
+def test_tracked_window_equals_the_oracle_and_a_rebuild_has_none(
+    rebuild: bool, run_range: tuple[datetime, datetime] | None
+) -> None:
+    """A tracked model's one batch: its window on an incremental run, all time up to the
+    execution time when the table is built from nothing (the tokens render with it)."""
+    cfg = validate("m", "tracked", {"group_key": "k", "time_column": "d", "lookback": 2})
+    run = RunVars(datetime(2025, 3, 30, 12), *(run_range or (None, None)))
+    expected = plan_model(cfg, "select 1", RelationState(()), run, rebuild).batches[0]
+    got = _H.call(
+        "_vulcan_plan_window",
+        cfg.as_dict(),
+        {"execution_time": run.execution_time, "start": run.start, "end": run.end},
+        _H.call("_vulcan_unit_geometry", "day", 0),
+        datetime(1970, 1, 1),
+        rebuild,
+    )
+    assert (got[0], got[1]) == (expected.start, expected.end)
+    if rebuild:
+        assert got == [datetime(1970, 1, 1), run.execution_time]
+    elif run_range is None:
+        assert got == [datetime(2025, 3, 28), run.execution_time]
+    else:
+        assert got == list(run_range)

@@ -89,7 +89,7 @@
     {'name': 'time_column', 'kinds': [TR, TRK], 'required_by': [TR], 'section': TR,
      'check': 'time_column', 'value': none,
      'type': 'string, `[column, format]` or `{column:, format:}`', 'default': 'required (time range); none (tracked)',
-     'meaning': "the output column holding each row's time; a format (`'%Y%m%d'` or `'yyyyMMdd'`) for string columns. Tracked: limits a run to the groups of its window (see [tracked](#tracked))"},
+     'meaning': "the output column holding each row's time; a format (`'%Y%m%d'` or `'yyyyMMdd'`) for string columns. Tracked: limits an incremental run to the groups of its window (see [tracked](#tracked))"},
     {'name': 'time_data_type', 'kinds': [TR, SCDT, SCDC, TRK], 'section': TR,
      'check': 'choice', 'allowed': ['date', 'timestamp', 'timestamp_ntz', 'string', 'int', 'bigint', 'epoch', 'epoch_millis'],
      'allowed_by_kind': {SCDT: ['timestamp', 'timestamp_ntz', 'date'], SCDC: ['timestamp', 'timestamp_ntz', 'date']},

@@ -41,7 +41,7 @@
   {%- if cfg.start is none -%}
     {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
     {%- set plan_rebuild = rebuild or (summary.pending_full and not cfg.forward_only) -%}
-    {%- set window = dbt_vulcan._vulcan_plan_window(cfg, run, geometry, epoch) -%}
+    {%- set window = dbt_vulcan._vulcan_plan_window(cfg, run, geometry, epoch, plan_rebuild) -%}
     {%- do batches.append({
       'index': 1, 'count': 1, 'start': fmt(window[0]), 'end': fmt(window[1]), 'intervals': 0,
       'label': dbt_vulcan._vulcan_range_label(window[0], window[1], geometry), 'dirty': false, 'tracked': false,
@@ -105,9 +105,10 @@
 {#- The one batch of a kind without `start`: all time up to the execution time; a kind with a
     time column there (tracked) runs over its window: the vars' range when given, else from
     the start of the execution time's interval unit, `lookback` units back, to the execution
-    time. -#}
-{% macro _vulcan_plan_window(cfg, run, geometry, epoch) %}
-  {%- if not cfg.get('time_column') -%}{{ return([epoch, run.execution_time]) }}{%- endif -%}
+    time. A rebuild (the table built from nothing: new, --full-refresh, a full-history
+    restatement) has no window: all time, the vars' range ignored (as a time range kind's). -#}
+{% macro _vulcan_plan_window(cfg, run, geometry, epoch, rebuild=false) %}
+  {%- if not cfg.get('time_column') or rebuild -%}{{ return([epoch, run.execution_time]) }}{%- endif -%}
   {%- if run.start is not none -%}{{ return([run.start, run.end]) }}{%- endif -%}
   {%- set index = dbt_vulcan._vulcan_plan_index(run.execution_time, geometry) -%}
   {{ return([dbt_vulcan._vulcan_plan_start_of(index - (cfg.lookback or 0), geometry), run.execution_time]) }}

@@ -3,10 +3,11 @@
     (order-independent, NULL-safe), stored on its rows in `content_hash_column`. Each run
     compares the query's groups with the table's and, in one write per format, replaces the
     groups whose hash changed, inserts the new ones and deletes the groups gone from the
-    query. With a `time_column`, a run considers only the groups of its window (a group's
-    time: its latest row's; planning/plan.sql gives the window as the run's one batch); the
-    table's groups outside it are left alone. No interval state: each run is recorded as a
-    run. A restatement is a full rebuild. SQL: tracked_sql.sql (test oracle:
+    query. With a `time_column`, an incremental run considers only the groups of its window (a
+    group's time: its latest row's; planning/plan.sql gives the window as the run's one batch);
+    the table's groups outside it are left alone. A table built from nothing (new,
+    --full-refresh, a restatement) gets every group of the query. No interval state: each run
+    is recorded as a run. A restatement is a full rebuild. SQL: tracked_sql.sql (test oracle:
     tests/oracle/tracked.py); writes: tracked_<file_format>.sql, all beside this file; the
     run's life: engine/materialize.sql. -#}
 

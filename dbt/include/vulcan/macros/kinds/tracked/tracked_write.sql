@@ -4,12 +4,16 @@
     1. stage the query's groups with their hashes (`groups`), 2. check it: a NULL key or a row
     twice in a group raises here, with the table untouched, 3. a new table: insert the stage;
     else stage the changed keys (`changes`), count them, and apply them unless there are none,
-    4. one line says what changed; the stages are dropped. -#}
+    4. one line says what changed; the stages are dropped.
+
+    The window (a time column's) limits an incremental run only: a table built from nothing
+    (`args.created`: new, --full-refresh, a full-history restatement) gets every group of the
+    query. -#}
 {% macro vulcan_tracked_write(args, apply) %}
   {%- set cfg = args.cfg -%}
   {%- set names = dbt_vulcan._vulcan_tracked_batch_names(args) -%}
   {%- set window = none -%}
-  {%- if cfg.time_column -%}
+  {%- if cfg.time_column and not args.created -%}
     {%- set window = {'column': cfg.time_column, 'start': args.batch.start, 'end': args.batch.end, 'time_type': args.time_type, 'time_format': cfg.time_format} -%}
   {%- endif -%}
   {%- set spec = dbt_vulcan.vulcan_tracked_spec(cfg, names, window) -%}
