@@ -6,7 +6,8 @@ DURATIONS ?= 10
 
 .PHONY: setup example test lint unit functional functional-parquet functional-delta \
 	functional-iceberg functional-package integration integration-parquet integration-package integration-delta thrift databricks databricks-full test-lane-1 \
-	test-lane-2 compat compat-oldest bench bench-quick bench-thrift bench-thrift-quick bench-warm bench-warm-quick
+	test-lane-2 compat compat-oldest bench bench-quick bench-thrift bench-thrift-quick bench-warm bench-warm-quick \
+	fuzz
 
 setup:
 	bash scripts/bootstrap.sh
@@ -209,6 +210,26 @@ test-lane-2: setup
 	@echo "lane 2 started at $$(date +%T)"
 	$(MAKE) --no-print-directory -j1 functional-delta functional-package databricks compat-oldest
 	@echo "lane 2 ended at $$(date +%T)"
+
+# The stateful fuzzer (tests/functional/fuzz; not part of `make test`): Hypothesis drives models
+# through random sequences of real dbt commands (runs, late rows, explicit ranges, restatements,
+# compaction, --full-refresh, reruns, a crash between a batch's write and its record, failing
+# batches) and compares the table and the state log with the oracle after every step. Its
+# default budget (what CI would run: `$(PYTEST) tests/functional/fuzz -q`) is a fixed seed and a
+# few examples; this target runs longer with a new seed, printed at the start (FUZZ_SEED=<n>
+# replays it); FUZZ_PENDING=<name>,... or `all` switches on the parts of the space left out for
+# known bugs (tests/functional/fuzz/world.py, PENDING).
+FUZZ_EXAMPLES ?= 60
+FUZZ_STEPS ?= 15
+FUZZ_SEED ?= random
+FUZZ_PROFILE ?= parquet
+FUZZ_MODE ?= adapter
+FUZZ_PENDING ?=
+fuzz: setup
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_STEPS=$(FUZZ_STEPS) FUZZ_SEED=$(FUZZ_SEED) \
+		FUZZ_PENDING=$(FUZZ_PENDING) $(PYTEST) tests/functional/fuzz -q --durations=$(DURATIONS) \
+		--profile $(FUZZ_PROFILE) --mode $(FUZZ_MODE)
+
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and
 # raw Spark. `bench`: a fresh dbt process per run (how schedulers run dbt), both modes →
 # docs/benchmarks.md; `bench-thrift`: the same against one Spark Thrift Server →
