@@ -131,6 +131,7 @@ class Stats:
     runs: Counter[str] = Counter()
     batches = 0
     examples: list[list[str]] = []
+    models: Counter[str] = Counter()
 
     @classmethod
     def summary(cls) -> str:
@@ -139,7 +140,8 @@ class Stats:
             for name, count in cls.steps.most_common()
         )
         runs = ", ".join(f"{k} {v}" for k, v in sorted(cls.runs.items()))
-        out = f"steps: {steps}\ndbt runs: {runs}; batches run: {cls.batches}"
+        models = ", ".join(f"{k} {v}" for k, v in sorted(cls.models.items()))
+        out = f"models: {models}\nsteps: {steps}\ndbt runs: {runs}; batches run: {cls.batches}"
         if VERBOSE:
             out += "".join(f"\n  {' | '.join(example)}" for example in cls.examples)
         return out
@@ -173,6 +175,7 @@ class FuzzMachine(RuleBasedStateMachine):
         project = self.project
         name = f"fz{next(self.names)}"
         self.world = World(spec, name, project.test_schema, self.file_format)
+        Stats.models.update(spec.features())
         self.source = f"{project.test_schema}.{name}_src"
         self.position = position
         if spec.time_zone != "UTC":

@@ -96,6 +96,21 @@ class Spec:
     time_zone: str = "UTC"
     when_matched: str = ""
 
+    def features(self) -> list[str]:
+        """What the model exercises, for the fuzzer's summary."""
+        out = ["time_range" if self.kind == TIME_RANGE else "unique_key", self.cron]
+        if self.kind == TIME_RANGE:
+            out.append(f"{self.time_type} {self.time_format}".strip())
+        out += [f"lookback {self.lookback}", f"batch_size {self.batch_size}"]
+        flags = {
+            "forward_only": self.forward_only,
+            "leaky": self.leaky,
+            f"fold_rows {self.fold_rows}": self.fold_rows is not None,
+            self.time_zone: self.time_zone != "UTC",
+            "when_matched": bool(self.when_matched),
+        }
+        return out + [name for name, on in flags.items() if on]
+
     @property
     def unit(self) -> timedelta:
         return UNITS[self.cron]
