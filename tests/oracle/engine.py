@@ -19,12 +19,11 @@ once. `schema_change`: what a run does when the table's columns and the query's 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from dbt.adapters.vulcan.timemacros import sorts_as_text, to_python_format
+from dbt.adapters.vulcan.timemacros import is_day_format, sorts_as_text, to_python_format
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
 from tests.oracle.config import TIME_RANGE, ModelConfig
 
@@ -199,7 +198,7 @@ def grain_problems(cfg: ModelConfig, time_type: str | None) -> list[str]:
     format) under an interval unit finer than a day: refused (each batch would replace whole
     days while recording only its own intervals)."""
     py_fmt = to_python_format(cfg.time_format)
-    with_time = re.search("%[HIMSfpXcTRrsz]", py_fmt.replace("%%", "")) is not None
+    with_time = not is_day_format(py_fmt)
     if (
         cfg.kind == "incremental_by_time_range"
         and time_type == "string"

@@ -44,6 +44,7 @@ __all__ = [
     "TIME_DATA_TYPES",
     "TOKENS",
     "filter_literal",
+    "is_day_format",
     "output_filter",
     "render",
     "sorts_as_text",
@@ -285,7 +286,8 @@ def to_python_format(fmt: str | None) -> str:
     return _java_to_python(fmt)
 
 
-def _is_day_format(py_fmt: str) -> bool:
+def is_day_format(py_fmt: str) -> bool:
+    """Whether strftime format ``py_fmt`` holds days only (no time of day)."""
     directives = set(re.findall(r"%(.)", py_fmt.replace("%%", "")))
     return not directives & _TIME_DIRECTIVES
 
@@ -350,7 +352,7 @@ def spark_format(py_fmt: str) -> str:
 
 
 def _is_day_grained(kind: str, fmt: str | None) -> bool:
-    return kind == "date" or (kind == "string" and _is_day_format(to_python_format(fmt)))
+    return kind == "date" or (kind == "string" and is_day_format(to_python_format(fmt)))
 
 
 def output_filter(

@@ -75,7 +75,7 @@
 {% macro vulcan_time_grain_problems(cfg, time_type) %}
   {%- set finer = ['five_minute', 'quarter_hour', 'half_hour', 'hour'] -%}
   {%- set py_format = dbt_vulcan._vulcan_strftime_format(cfg.time_format) -%}
-  {%- set with_time = modules.re.search('%[HIMSfpXcTRrsz]', py_format.replace('%%', '')) -%}
+  {%- set with_time = dbt_vulcan.vulcan_format_has_time(py_format) -%}
   {#- a text format with a time of day that does not sort as text is compared parsed, which
       Delta's REPLACE WHERE cannot take -#}
   {%- if cfg.kind == 'incremental_by_time_range' and time_type == 'string' and with_time and cfg.file_format == 'delta' and not dbt_vulcan.vulcan_format_sorts_as_text(py_format) -%}

@@ -54,7 +54,7 @@
   {%- set low = dbt_vulcan._vulcan_ts(start) -%}
   {%- set high = dbt_vulcan._vulcan_ts(end) -%}
   {%- set py_format = dbt_vulcan._vulcan_strftime_format(time_format) -%}
-  {%- set day_grained = time_type == 'date' or (time_type == 'string' and not modules.re.search('%[HIMSfpXcTRrsz]', py_format.replace('%%', ''))) -%}
+  {%- set day_grained = time_type == 'date' or (time_type == 'string' and not dbt_vulcan.vulcan_format_has_time(py_format)) -%}
   {%- set ns = namespace(column=column_sql, type=time_type) -%}
   {%- set sorts = time_type != 'string' or dbt_vulcan.vulcan_format_sorts_as_text(py_format) -%}
   {%- if not sorts and not day_grained -%}
@@ -77,6 +77,12 @@
     {{ return(ns.column ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(first_day, ns.type, py_format) ~ ' AND ' ~ ns.column ~ ' <= ' ~ dbt_vulcan._vulcan_filter_literal(last_day, ns.type, py_format)) }}
   {%- endif -%}
   {{ return(ns.column ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(low, ns.type, py_format) ~ ' AND ' ~ ns.column ~ ' < ' ~ dbt_vulcan._vulcan_filter_literal(high, ns.type, py_format)) }}
+{% endmacro %}
+
+{#- Whether the strftime format `py_format` holds a time of day (else it holds days only;
+    timemacros.py's is_day_format is its negation). -#}
+{% macro vulcan_format_has_time(py_format) %}
+  {{ return(modules.re.search('%[HIMSfpXcTRrsz]', py_format.replace('%%', '')) is not none) }}
 {% endmacro %}
 
 {#- Whether text in the strftime format `py_format` sorts as the times it means: its fields
