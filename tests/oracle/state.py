@@ -22,11 +22,14 @@ from tests.oracle.engine import sql_string
 from tests.oracle.schedule import Interval
 
 __all__ = [
+    "ABANDONED",
     "PROCESSED",
     "REMOVED",
+    "WRITING",
     "RelationState",
     "StateRow",
     "compact",
+    "has_pending",
     "has_pending_restatement",
     "kept_relations",
     "last_fingerprint",
@@ -40,6 +43,10 @@ __all__ = [
 
 PROCESSED = "processed"
 REMOVED = "removed"
+# a write that may commit without its record (engine/write_check.sql): `writing` before it,
+# settled by the next run with `processed` (it committed) or `abandoned` (it did not)
+WRITING = "writing"
+ABANDONED = "abandoned"
 _KINDS = (PROCESSED, REMOVED)
 
 
@@ -104,7 +111,11 @@ def _apply(current: list[Interval], row: StateRow) -> list[Interval]:
         return merge_ranges([*current, row.interval])
     if row.kind == REMOVED:
         return subtract(current, [row.interval])
-    raise ValueError(f"state row kind {row.kind!r} is not one of: {', '.join(_KINDS)}")
+    if row.kind in (WRITING, ABANDONED):
+        return current  # a write's intent and its settlement add and remove nothing
+    raise ValueError(
+        f"state row kind {row.kind!r} is not one of: {', '.join((*_KINDS, WRITING, ABANDONED))}"
+    )
 
 
 def replay(rows: Iterable[StateRow]) -> list[Interval]:
@@ -177,6 +188,13 @@ def has_pending_restatement(rows: Iterable[StateRow]) -> bool:
     return bool(state.pending_restatements) or state.pending_full_restatement
 
 
+def has_pending(rows: Iterable[StateRow]) -> bool:
+    """Whether the log of one relation holds something neither the fold nor compaction may
+    drop: a pending restatement, or a write not settled yet."""
+    state = RelationState(tuple(rows))
+    return has_pending_restatement(state.rows) or bool(state.pending_writes)
+
+
 def compact(rows: Iterable[StateRow]) -> list[StateRow]:
     """Minimal equivalent 'processed' rows per relation, sorted by relation and start.
 
@@ -189,7 +207,7 @@ def compact(rows: Iterable[StateRow]) -> list[StateRow]:
     """
     out: list[StateRow] = []
     for relation, group in sorted(_group(rows).items()):
-        if has_pending_restatement(group):
+        if has_pending(group):
             out.extend(sorted(group, key=_read_order))
         else:
             out.extend(_compact_relation(relation, group))
@@ -197,8 +215,8 @@ def compact(rows: Iterable[StateRow]) -> list[StateRow]:
 
 
 def kept_relations(rows: Iterable[StateRow]) -> list[str]:
-    """The relations :func:`compact` leaves as they are (a restatement pending), sorted."""
-    return [r for r, group in sorted(_group(rows).items()) if has_pending_restatement(group)]
+    """The relations :func:`compact` leaves as they are (something pending), sorted."""
+    return [r for r, group in sorted(_group(rows).items()) if has_pending(group)]
 
 
 def last_fingerprint(rows: Iterable[StateRow], relation: str | None = None) -> str | None:
@@ -243,8 +261,17 @@ class RelationState:
 
     @property
     def touched(self) -> list[Interval]:
-        """Every range ever recorded as processed (it may still hold rows, even if removed)."""
-        return merge_ranges(r.interval for r in self.rows if r.kind == PROCESSED)
+        """Every range recorded as processed since the table was last built from nothing (the
+        `rebuilt` row a rebuild records once its empty table exists): it may still hold rows,
+        even if removed. A reset alone (the rebuild stopped before its table was replaced)
+        leaves the old table, so its ranges still count."""
+        touched: list[Interval] = []
+        for row in sorted(self.rows, key=_read_order):
+            if row.kind == PROCESSED:
+                touched.append(row.interval)
+            elif row.kind == REMOVED and row_details(row).get("rebuilt"):
+                touched = []
+        return merge_ranges(touched)
 
     @property
     def latest(self) -> StateRow | None:
@@ -284,6 +311,21 @@ class RelationState:
             if flags.get("reset"):
                 restated = []
         return restated
+
+    @property
+    def pending_writes(self) -> list[StateRow]:
+        """The `writing` rows (in read order) that no later `processed` or `abandoned` row of
+        the same range settles, nor a rebuild's reset: writes that may have committed without
+        their record."""
+        open_writes: list[StateRow] = []
+        for row in sorted(self.rows, key=_read_order):
+            if row.kind == WRITING:
+                open_writes.append(row)
+            elif row.kind in (PROCESSED, ABANDONED):
+                open_writes = [w for w in open_writes if w.interval != row.interval]
+            elif row.kind == REMOVED and row_details(row).get("reset"):
+                open_writes = []  # a rebuild: every earlier write is moot
+        return open_writes
 
 
 def row_details(row: StateRow) -> dict[str, Any]:

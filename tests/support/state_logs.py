@@ -68,23 +68,33 @@ DETAILS = [
 ]
 
 
+# a batch's write and its settlement (engine/write_check.sql) beside the processed and
+# removed ranges
+KINDS = ["processed", "processed", "removed", "writing", "abandoned"]
+
+
 @st.composite
 def logs(draw: Any, relations: list[str], max_rows: int = 14) -> list[StateRow]:
     """Rows of the given relations; ranges on hour boundaries (sometimes odd minutes) over
-    about 100 days from 2025-01-01, empty ones included; recorded_at often tied, seq unique."""
+    about 100 days from 2025-01-01, empty ones included, often an earlier row's range again;
+    recorded_at often tied, seq unique."""
     count = draw(st.integers(0, max_rows))
     rows = []
     for index in range(count):
         start = T0 + timedelta(hours=draw(st.integers(-48, 2400)))
         if draw(st.integers(0, 5)) == 0:
             start += timedelta(minutes=draw(st.integers(1, 59)))
-        length = timedelta(hours=draw(st.sampled_from([0, 1, 5, 24, 48, 72, 200, 700])))
+        end = start + timedelta(hours=draw(st.sampled_from([0, 1, 5, 24, 48, 72, 200, 700])))
+        # a write settled (or not) later names the same range: often an earlier row's
+        if rows and draw(st.integers(0, 2)) == 0:
+            earlier = draw(st.sampled_from(rows))
+            start, end = earlier.start, earlier.end
         rows.append(
             StateRow(
                 relation=draw(st.sampled_from(relations)),
                 start=start,
-                end=start + length,
-                kind=draw(st.sampled_from(["processed", "processed", "removed"])),
+                end=end,
+                kind=draw(st.sampled_from(KINDS)),
                 fingerprint=draw(st.sampled_from(["f1", "f2", ""])),
                 invocation_id=draw(st.sampled_from(["inv-a", "inv-b", "inv-c"])),
                 recorded_at=RECORDED + timedelta(seconds=draw(st.integers(0, 6))),

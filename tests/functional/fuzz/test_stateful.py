@@ -264,8 +264,28 @@ class FuzzMachine(RuleBasedStateMachine):
             f"the last processed row is {last}, expected {expected}"
         )
         self._delete_state_row(last)
+        if world.file_format == "parquet" and self._spec().when_matched:
+            self._leave_stage(last)
         world.unrecord_last()
         self.check(f"written_not_recorded at {at}: {fmt_ts(last.start)} - {fmt_ts(last.end)}")
+
+    def _leave_stage(self, last: StateRow) -> None:
+        """Parquet, a bracketed batch (engine/write_check.sql): what the crash also leaves is
+        the stage the batch was swapped in from, holding what the table now holds."""
+        found = rows(
+            self.project,
+            f"select details from {STATE} where relation = '{last.relation}' "
+            f"and row_type = 'writing' and interval_start = '{format_ts(last.start)}' "
+            f"and interval_end = '{format_ts(last.end)}' order by recorded_at desc limit 1",
+        )
+        if not found:  # the first batch into a table its run created: not bracketed
+            return
+        stage = json.loads(found[0][0])["write_mark"]["stage"]
+        schema = last.relation.split(".")[0]
+        self.project.run_sql(
+            f"create table {schema}.{stage} using parquet "
+            f"tblproperties ('vulcan.replay' = 'overwrite') as select * from {last.relation}"
+        )
 
     def skipped(self, what: str) -> None:
         """A step that does not apply here (nothing to repeat, nothing just recorded)."""
@@ -284,8 +304,6 @@ class FuzzMachine(RuleBasedStateMachine):
     def _may_unrecord(self) -> bool:
         world = self.world
         if world is None or world.last_appended is None:
-            return False
-        if self.file_format == "iceberg" and "iceberg_written_not_recorded" not in self.pending:
             return False
         # a forward_only model whose log this would empty is refused from then on (its table
         # holds history the log no longer vouches for): by design, and a dead end for the fuzzer

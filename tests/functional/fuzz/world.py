@@ -41,7 +41,16 @@ from tests.oracle.config import ModelConfig, validate
 from tests.oracle.operations import restatements
 from tests.oracle.planning import FAR_FUTURE, FAR_PAST, Batch, RunVars, plan_model
 from tests.oracle.schedule import Interval
-from tests.oracle.state import PROCESSED, REMOVED, RelationState, StateRow, compact, replay
+from tests.oracle.state import (
+    ABANDONED,
+    PROCESSED,
+    REMOVED,
+    WRITING,
+    RelationState,
+    StateRow,
+    compact,
+    replay,
+)
 
 TIME_RANGE = "incremental_by_time_range"
 UNIQUE_KEY = "incremental_by_unique_key"
@@ -53,13 +62,10 @@ HORIZON = 9
 
 # Known bugs being fixed elsewhere: each is left out of the drawn space until switched on with
 # FUZZ_PENDING=<name>[,<name>...] (or `all`); each name is what it adds to the space.
-PENDING = {
-    "text_format": "a string time column whose format does not sort as text ('dd/MM/yyyy')",
-    "date_hourly": "a date time column under an @hourly cron (every run refused)",
-    "session_time_zone": "a non-UTC session time zone (unique key, time range on a timestamp)",
-    "iceberg_written_not_recorded": "the written-but-not-recorded step on Iceberg",
-    "when_matched": "unique key with an accumulating when_matched (target.v + source.v; a run "
-    "with lookback or over processed intervals refused)",
+PENDING: dict[str, str] = {
+    # none open: the parts once left out here (a text format that does not sort as text, a
+    # date column under an hourly cron, a non-UTC session, written-but-not-recorded on
+    # Iceberg, an accumulating when_matched) are fixed and always drawn
 }
 
 FAIL_MESSAGE = "fz injected failure"
@@ -215,6 +221,8 @@ class World:
         self._runs = 0
         # the processed row the last step appended last (what a crash before it leaves out)
         self.last_appended: StateRow | None = None
+        # the `writing` rows whose write committed (engine/write_check.sql)
+        self._committed: set[StateRow] = set()
 
     # ------------------------------------------------------------------ the source
 
@@ -304,6 +312,8 @@ class World:
         self.last_appended = None
         cfg = self.cfg
         exists = self.table is not None
+        if exists:
+            self._settle()
         read = list(self.log)
         rebuild = not exists or (full_refresh and not cfg.forward_only)
         self._fold(read, rebuild)
@@ -330,26 +340,41 @@ class World:
             if plan.has_state:
                 self._append(FAR_PAST, FAR_FUTURE, REMOVED, json.dumps({"reset": True}))
             self._clear()
+            if plan.has_state:
+                rebuilt = {"reset": True, "rebuilt": True}
+                self._append(FAR_PAST, FAR_FUTURE, REMOVED, json.dumps(rebuilt))
         marks = self.spec.kind == TIME_RANGE and self.file_format in ("parquet", "iceberg")
+        created = not exists or plan.rebuild
         for done, batch in enumerate(plan.batches):
             if batch.dirty and marks:
                 self._append(batch.start, batch.end, REMOVED)
                 self._drop_range(batch.start, batch.end)
+            # an accumulating batch is bracketed, but the first into a table this run created
+            writing = None
+            if self.spec.when_matched and not (created and done == 0):
+                writing = self._append(batch.start, batch.end, WRITING)
             if fail_at is not None and batch.start <= fail_at < batch.end:
                 # (a crash could not have followed an earlier batch's write: this one ran)
                 self.last_appended = None
                 ran = plan.batches[: done + 1]
                 return Outcome(False, FAIL_MESSAGE, ran, plan.rebuild, fail_at)
             self._write(batch.start, batch.end)
+            if writing is not None:
+                self._committed.add(writing)
             self.last_appended = self._append(batch.start, batch.end, PROCESSED)
         return Outcome(ok=True, batches=plan.batches, rebuild=plan.rebuild, fail_at=fail_at)
+
+    def _settle(self) -> None:
+        """The writes a stopped run left open: recorded when they committed, else abandoned."""
+        for row in RelationState(tuple(self.log)).pending_writes:
+            self._append(row.start, row.end, PROCESSED if row in self._committed else ABANDONED)
 
     def _fold(self, read: list[StateRow], rebuild: bool) -> None:
         limit = self.spec.fold_rows
         if limit is None or limit == 0 or rebuild or len(read) < limit:
             return
         state = RelationState(tuple(read))
-        if state.pending_restatements or state.pending_full_restatement:
+        if state.pending_restatements or state.pending_full_restatement or state.pending_writes:
             return
         folded = compact(read)
         if len(folded) * 2 <= len(read):
@@ -462,17 +487,15 @@ def specs(pending: frozenset[str] = frozenset()) -> st.SearchStrategy[Spec]:
         crons = ["@daily", "@hourly"]
         if kind == TIME_RANGE:
             time_type = draw(st.sampled_from(["timestamp", "date", "string"]))
-            if time_type == "date" and "date_hourly" not in pending:
-                crons = ["@daily"]
         cron = draw(st.sampled_from(crons))
         if time_type == "string":
             formats = [STRING_FORMATS[cron]]
-            if "text_format" in pending and cron == "@daily":
+            if cron == "@daily":
                 formats.append("dd/MM/yyyy")
             time_format = draw(st.sampled_from(formats))
-        if "session_time_zone" in pending and time_type == "timestamp":
+        if time_type == "timestamp":
             time_zone = draw(st.sampled_from(["UTC", "America/New_York"]))
-        if "when_matched" in pending and kind == UNIQUE_KEY:
+        if kind == UNIQUE_KEY:
             when_matched = draw(st.sampled_from(["", ACCUMULATE]))
         starts = {
             "@daily": ["2025-01-01", "2025-01-02", "2025-01-02 07:00:00"],

@@ -7,10 +7,13 @@ both modes: each ran OK and lost, duplicated or misplaced rows before its fix.
 - a batch written but not recorded (a crash between the write and the state append): the
   rerun replaces it, never adds to it;
 - an accumulating `when_matched` (`target.orders + source.orders`): never applied twice to a
-  processed range (lookback and an explicit range over processed days are refused)."""
+  processed range (lookback and an explicit range over processed days are refused; a batch
+  written but not recorded is recorded by the next run from the table's own history, a write
+  that did not commit runs again)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -37,6 +40,26 @@ def forget_last_append(project: Any, table_format: str, name: str) -> None:
     else:
         [(newest,)] = rows(project, f"select max(recorded_at) from {STATE} where {where}")
         project.run_sql(f"delete from {STATE} where {where} and recorded_at = '{newest}'")
+
+
+def leave_unrecorded(project: Any, table_format: str, name: str) -> None:
+    """What a crash between a bracketed batch's write and its record leaves: the write
+    committed, the `processed` row missing (the `writing` row before it stays) and, on parquet,
+    the stage the batch was swapped in from (it holds what the table now holds; the record
+    would have dropped it)."""
+    relation = f"{project.test_schema}.{name}".lower()
+    if table_format == "parquet":
+        [(details,)] = rows(
+            project,
+            f"select details from {STATE} where relation = '{relation}' "
+            "and row_type = 'writing' order by recorded_at desc limit 1",
+        )
+        stage = json.loads(details)["write_mark"]["stage"]
+        project.run_sql(
+            f"create table {project.test_schema}.{stage} using parquet "
+            f"tblproperties ('vulcan.replay' = 'overwrite') as select * from {relation}"
+        )
+    forget_last_append(project, table_format, name)
 
 
 def days_model(**config: Any) -> str:
@@ -76,7 +99,9 @@ def totals_model(**config: Any) -> str:
     return (
         "{{ config(" + args + ") }}\n"
         "select customer, sum(orders) as orders, max(d) as last_day from {{ ref('src_orders') }}\n"
-        "where d between @start_ds and @end_ds group by customer\n"
+        "where d between @start_ds and @end_ds\n"
+        "and assert_true(@start_ds != '{{ var('fail_day', '') }}') is null\n"
+        "group by customer\n"
     )
 
 
@@ -88,6 +113,7 @@ class TestWrittenNotRecorded:
             "daily.sql": days_model(),
             "totals.sql": totals_model(),
             "totals_lookback.sql": totals_model(lookback=1),
+            "totals_daily.sql": totals_model(batch_size=1),
         }
 
     def test_rerun_replaces_the_unrecorded_batch(self, project: Any, table_format: str) -> None:
@@ -137,23 +163,52 @@ class TestWrittenNotRecorded:
         assert "lookback: 1 re-applies processed intervals" in out
         assert not rows(project, f"show tables in {project.test_schema} like 'totals_lookback'")
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="open (#47 item 7): an accumulating when_matched batch written but not recorded "
-        "is applied again by the rerun on Delta and Iceberg (README, reliability table)",
-    )
     def test_accumulating_when_matched_written_not_recorded(
         self, project: Any, table_format: str
     ) -> None:
-        if table_format == "parquet":
-            pytest.fail("parquet's staged upsert is idempotent here; the open path is the MERGE")
+        """The batch's MERGE (parquet: its staged swap) committed, its record did not: the
+        next run records it from the table's own history and does not count the day twice."""
         run("run", "-s", "src_orders")
         project.run_sql(f"drop table if exists {project.test_schema}.totals")
         run("run", "-s", "totals", "--full-refresh", vars={EXEC: "2025-01-06"})
         run("run", "-s", "totals", vars={EXEC: "2025-01-07"})
-        forget_last_append(project, table_format, "totals")
-        run("run", "-s", "totals", vars={EXEC: "2025-01-07"})
+        leave_unrecorded(project, table_format, "totals")
+        _, out = run_dbt_and_capture(
+            ["run", "-s", "totals", "--vars", f'{{"{EXEC}": "2025-01-07"}}']
+        )
+        assert "had committed; recorded now, not applied again" in out, out
         assert table_rows(project, "totals", "customer, orders") == [("ann", 6), ("bob", 6)]
+        assert processed_rows(project, "totals")[-1][1].startswith("2025-01-07")
+        # the next day goes on from there
+        run("run", "-s", "totals", vars={EXEC: "2025-01-08"})
+        assert table_rows(project, "totals", "customer, orders") == [("ann", 7), ("bob", 7)]
+
+    def test_accumulating_when_matched_write_that_did_not_commit_runs_again(
+        self, project: Any
+    ) -> None:
+        """A batch that failed after its bracket was opened (the write did not commit): the
+        next run applies it, once."""
+        run("run", "-s", "src_orders")
+        run("run", "-s", "totals_daily", vars={EXEC: "2025-01-06"})
+        run_dbt_and_capture(
+            [
+                "run",
+                "-s",
+                "totals_daily",
+                "--vars",
+                f'{{"{EXEC}": "2025-01-08", "fail_day": "2025-01-07"}}',
+            ],
+            expect_pass=False,
+        )
+        # the day before the failing one is recorded; the failing one is not
+        assert processed_rows(project, "totals_daily")[-1][1].startswith("2025-01-07")
+        assert table_rows(project, "totals_daily", "customer, orders") == [("ann", 6), ("bob", 6)]
+        _, out = run_dbt_and_capture(
+            ["run", "-s", "totals_daily", "--vars", f'{{"{EXEC}": "2025-01-08"}}']
+        )
+        assert "had not committed; it runs again" in out, out
+        assert table_rows(project, "totals_daily", "customer, orders") == [("ann", 7), ("bob", 7)]
+        assert processed_rows(project, "totals_daily")[-1][1].startswith("2025-01-08")
 
 
 # one row a day, 2023-12-20 .. 2025-01-20, its day as 'MM/dd/yyyy' text

@@ -159,6 +159,7 @@ def test_replay_equals_relation_state(rows: list[StateRow]) -> None:
     assert got["pending_full"] == oracle.pending_full_restatement
     latest = oracle.latest
     assert got["latest"] == (jinja_row(latest) if latest is not None else None)
+    assert got["pending_writes"] == [jinja_row(r) for r in oracle.pending_writes]
 
 
 def test_a_restatement_processed_again_is_not_pending_after_a_later_removal() -> None:
@@ -183,7 +184,8 @@ def test_a_restatement_processed_again_is_not_pending_after_a_later_removal() ->
 @settings(max_examples=100, deadline=None)
 @given(rows=logs(["s.b", "s.a", "s.c"], max_rows=20))
 def test_compact_equals_state_compact(rows: list[StateRow]) -> None:
-    """The compaction, and the relations it leaves as they are (a restatement pending)."""
+    """The compaction, and the relations it leaves as they are (a restatement or a write
+    pending)."""
     kept: list[str] = []
     got = _H.call("_vulcan_op_compact", by_key(rows), kept)
     expected = compact(rows)

@@ -61,6 +61,7 @@ def row(
 
 
 RESET = '{"reset": true}'
+REBUILT = '{"reset": true, "rebuilt": true}'
 RESTATE = '{"restate": true, "full": false}'
 FULL = '{"restate": true, "full": true}'
 
@@ -315,7 +316,19 @@ class TestJinjaPlanner:
             day(8),
             [row("2025-01-02", "2025-01-04", at=1), row("2025-01-01", "2025-01-04", "removed", 2)],
         )
-        cases = [restated, redone, reset, order, full, full_then_reset, dirty]
+        # the rebuilt table exists: what was processed before it holds nothing (a reset alone,
+        # above: the rebuild stopped before replacing the table, whose ranges still count)
+        rebuilt = Case(
+            DAILY,
+            day(8),
+            [
+                done,
+                row(FAR_PAST, FAR_FUTURE, "removed", 2, RESET),
+                row(FAR_PAST, FAR_FUTURE, "removed", 3, REBUILT),
+                row("2025-01-01", "2025-01-05", at=4),
+            ],
+        )
+        cases = [restated, redone, reset, order, full, full_then_reset, dirty, rebuilt]
         plans = check(cases)
         assert plans[0] == [(1, 1, day(3), day(5), 2, True)]
         assert plans[1] == []
@@ -326,6 +339,7 @@ class TestJinjaPlanner:
         assert plan(full).rebuild is True
         assert plans[5] == [(1, 1, day(5), day(8), 3, True)]
         assert [b[5] for b in plans[6]] == [True, True, False, False]
+        assert plans[7] == [(1, 1, day(5), day(8), 3, False)]
 
     def test_one_plain_read_of_the_relation_s_rows(self) -> None:
         """The plan reads the log once: the relation's stored rows (its key escaped), no

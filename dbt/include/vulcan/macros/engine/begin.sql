@@ -2,7 +2,9 @@
     (config/settings_once.sql: every problem at once, before anything is written), the target,
     the existing relation, and whether the run rebuilds the table (none yet, a --full-refresh
     the model allows, or a view in its place). A swap that a killed run left half done is
-    replayed first (engine/stage.sql; it records nothing, so the rows read before stay true). -#}
+    replayed first (engine/stage.sql; it records nothing, so the rows read before stay true),
+    then a write it left unrecorded is settled (engine/write_check.sql; the rows it records
+    are added to those read). -#}
 {% macro vulcan_begin(kind) %}
   {%- set state = dbt_vulcan.vulcan_model_state(model, kind, this) -%}
   {%- set cfg = state.cfg -%}
@@ -10,7 +12,9 @@
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set full_refresh = dbt_vulcan.vulcan_full_refresh(cfg, should_full_refresh() and existing_relation is not none) -%}
   {%- if existing_relation is not none and existing_relation.type == 'table' -%}
-    {% do dbt_vulcan.vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg) %}
+    {%- set replayed = dbt_vulcan.vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg) -%}
+    {#- a write a stopped run left unrecorded: recorded, or due again (engine/write_check.sql) -#}
+    {% do dbt_vulcan.vulcan_settle_writes(this.incorporate(type='table'), cfg, state.rows, replayed) %}
   {%- endif -%}
   {%- set rebuild = existing_relation is none or full_refresh or existing_relation.type != 'table' -%}
   {#- everything checked: a long log is folded (state/fold.sql). The plan is made from the rows

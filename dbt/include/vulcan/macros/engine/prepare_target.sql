@@ -1,7 +1,7 @@
 {#- When the run (re)builds the table (engine/materialize.sql): reset the model's intervals in
-    the state log and create the empty table (delta/iceberg atomically replace an existing
-    table; parquet drops and recreates it), with an enforced contract's constraints. Returns
-    true when the table was (re)created. -#}
+    the state log, create the empty table (delta/iceberg atomically replace an existing
+    table; parquet drops and recreates it), with an enforced contract's constraints, and record
+    that it was rebuilt. Returns true when the table was (re)created. -#}
 {% macro vulcan_prepare_target(relation, existing_relation, rebuild, plan, cfg, schema_sql) %}
   {%- if not rebuild -%}{{ return(false) }}{%- endif -%}
   {%- if plan.has_state -%}
@@ -14,5 +14,11 @@
   {% do dbt_vulcan.vulcan_create_empty_table(relation, schema_sql, cfg, replace=replace) %}
   {#- an enforced contract's constraints, on the empty table (engine/contract.sql) -#}
   {% do dbt_vulcan.vulcan_contract_constraints(relation, cfg) %}
+  {#- the table is empty now: what was processed before it holds nothing (not dirty, for the
+      planner: planning/plan_intervals.sql). A run stopped between the reset and here leaves
+      the old table, whose ranges still count. -#}
+  {%- if plan.has_state -%}
+    {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, [plan.all_time], 'removed', plan.fingerprint, tojson({'reset': true, 'rebuilt': true}))) %}
+  {%- endif -%}
   {{ return(true) }}
 {% endmacro %}

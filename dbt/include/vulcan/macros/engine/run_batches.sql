@@ -5,6 +5,8 @@
 
     A strategy is a macro `vulcan_<kind>_<file_format>(args)`; `args` holds relation, model,
     cfg, batch, sql, query (unwrapped), filter, time_type, dirty, removed_rows, plan, per_run,
+    write_marked (the batch's write is bracketed in the log: engine/write_check.sql; a parquet
+    strategy then leaves its stage to the bracket),
     projection (the columns `sql` selects when not the query's own: engine/materialize.sql)
     (a dict a strategy may keep values in from one batch to the next), plus the entries of
     `extra`: `created` (the table was just (re)created: its first batch writes into an empty
@@ -49,12 +51,23 @@
       'removed_rows': dbt_vulcan.vulcan_state_values(relation, interval, 'removed', plan.fingerprint) if batch.dirty else none,
     } -%}
     {%- if extra -%}{%- do args.update(extra) -%}{%- endif -%}
+    {#- a write that is not idempotent (extra.write_check) is bracketed by a `writing` row
+        (engine/write_check.sql); not the first batch into a table this run created: a rerun
+        finds that table without state and rebuilds it -#}
+    {%- set marked = args.get('write_check') and batch.tracked and not (args.get('created') and batch.index == 1) -%}
+    {%- if marked -%}
+      {%- set writing_details = fromjson(first_details if loop.first else details) -%}
+      {%- do writing_details.update({'write_mark': dbt_vulcan.vulcan_write_mark(relation, cfg)}) -%}
+      {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, interval, 'writing', plan.fingerprint, tojson(writing_details))) %}
+    {%- endif -%}
+    {%- do args.update({'write_marked': marked}) -%}
     {% do strategy(args) %}
     {#- a tracked batch records its interval; an untracked run (one batch over the whole
         query) records the run itself: an empty range at the execution time, which adds no
         interval but gives the model a last run and a fingerprint (status, history, plan) -#}
     {%- set recorded = interval if batch.tracked else [[plan.execution_time, plan.execution_time]] -%}
     {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, recorded, 'processed', plan.fingerprint, first_details if loop.first else details)) %}
+    {%- if marked -%}{% do dbt_vulcan.vulcan_write_recorded(relation, cfg) %}{%- endif -%}
     {%- if audits -%}
       {% do dbt_vulcan._vulcan_drop_audit_stage(stage, cfg.file_format) %}
     {%- endif -%}

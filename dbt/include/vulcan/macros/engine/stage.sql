@@ -62,11 +62,14 @@
 {% endmacro %}
 
 {#- Run first by every materializing kind on an existing table: finish what a killed run left
-    half done (see the top of this file), then drop its stages. -#}
+    half done (see the top of this file), then drop its stages. Returns the names (lower case)
+    of the stages whose swap it replayed (engine/write_check.sql: a write that committed). -#}
 {% macro vulcan_recover_interrupted_write(relation, cfg) %}
+  {%- set replayed = [] -%}
   {%- for stale in dbt_vulcan.vulcan_stale_stages(relation) -%}
     {%- set replay = dbt_vulcan._vulcan_stage_replay_mode(stale) -%}
     {%- if replay -%}
+      {%- do replayed.append(stale.identifier | lower) -%}
       {{ log('Warning: ' ~ relation ~ ': a previous run stopped while swapping in ' ~ stale ~ '; replaying that swap (' ~ replay ~ ') before this run. Its batch was not recorded and runs again.', info=True) }}
       {%- if replay == 'rebuild' -%}
         {% do dbt_vulcan._vulcan_rebuild_from_stage(relation, stale, cfg) %}
@@ -86,6 +89,7 @@
     {%- endif -%}
     {% do adapter.drop_relation(stale) %}
   {%- endfor -%}
+  {{ return(replayed) }}
 {% endmacro %}
 
 {% macro _vulcan_stage_replay_mode(stage) %}

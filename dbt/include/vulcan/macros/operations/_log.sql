@@ -74,9 +74,23 @@
 {#- What the log says about one relation (rows in replay order), as RelationState:
     {processed (the replay), pending_restatements (restated ranges not processed since, nor
      superseded by a rebuild's reset), pending_full (a full-history restatement with no reset
-     after it), latest (the latest processed row, or none)}. -#}
+     after it), latest (the latest processed row, or none), pending_writes (the `writing` rows
+     that no later `processed` or `abandoned` row of the same range settles, nor a rebuild's
+     reset: a write that may have committed unrecorded, engine/write_check.sql)}. -#}
 {% macro _vulcan_op_summary(rows) %}
   {%- set st = {'processed': [], 'restated': [], 'pending_full': false, 'latest': none} -%}
+  {%- set writes = [] -%}
+  {%- for row in rows if row.row_type in ('writing', 'processed', 'abandoned') or 'reset' in row.details -%}
+    {%- if row.row_type == 'writing' -%}
+      {%- do writes.append(row) -%}
+    {%- elif row.row_type == 'removed' -%}
+      {#- a rebuild's reset: every earlier write is moot -#}
+      {%- if dbt_vulcan._vulcan_op_details(row).get('reset') -%}{%- do writes.clear() -%}{%- endif -%}
+    {%- else -%}
+      {%- set open = writes | selectattr('start', 'equalto', row.start) | selectattr('end', 'equalto', row.end) | list -%}
+      {%- for w in open -%}{%- do writes.remove(w) -%}{%- endfor -%}
+    {%- endif -%}
+  {%- endfor -%}
   {%- for row in rows -%}
     {#- only a row that may carry a flag is parsed (most rows: a processed batch's details) -#}
     {%- set flags = dbt_vulcan._vulcan_op_details(row) if 'restate' in row.details or 'reset' in row.details else {} -%}
@@ -100,6 +114,7 @@
     'pending_restatements': st.restated,
     'pending_full': st.pending_full,
     'latest': st.latest,
+    'pending_writes': writes,
   }) }}
 {% endmacro %}
 
@@ -107,16 +122,16 @@
     one processed row per replayed range (sorted), carrying the fingerprint, invocation id,
     recorded_at, seq, model id and details of the latest processed row overlapping it; and the
     latest processed row when it is an empty range (an untracked kind's last run).
-    A relation with a restatement pending (restated ranges, or a full-history restatement, not
-    recomputed yet) keeps its rows as they are, in replay order: compacted, the restatement
-    would be lost (the fold does not fold such a log either, state/fold.sql). Its key is
-    appended to `kept` when a list is given. -#}
+    A relation with something pending (restated ranges, or a full-history restatement, not
+    recomputed yet; a write not settled yet) keeps its rows as they are, in replay order:
+    compacted, what is pending would be lost (the fold does not fold such a log either,
+    state/fold.sql). Its key is appended to `kept` when a list is given. -#}
 {% macro _vulcan_op_compact(by_key, kept=none) %}
   {%- set out = [] -%}
   {%- for key in by_key | sort -%}
     {%- set rows = by_key[key] -%}
     {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
-    {%- if summary.pending_restatements or summary.pending_full -%}
+    {%- if summary.pending_restatements or summary.pending_full or summary.pending_writes -%}
       {%- do out.extend(rows) -%}
       {%- if kept is not none -%}{%- do kept.append(key) -%}{%- endif -%}
     {%- else -%}

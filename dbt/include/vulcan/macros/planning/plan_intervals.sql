@@ -75,10 +75,18 @@
       {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
-  {#- what was ever processed: a batch meeting it is dirty -#}
+  {#- what was processed since the table was last built from nothing (the `rebuilt` row a
+      rebuild records once its empty table exists, engine/prepare_target.sql): a batch meeting
+      it is dirty -#}
   {%- set touched = [] -%}
   {%- if runs and not rebuild -%}
-    {%- for row in rows if row.row_type == 'processed' -%}{%- do touched.append([row.start, row.end]) -%}{%- endfor -%}
+    {%- for row in rows if row.row_type == 'processed' or (row.row_type == 'removed' and 'rebuilt' in row.details) -%}
+      {%- if row.row_type == 'processed' -%}
+        {%- do touched.append([row.start, row.end]) -%}
+      {%- elif dbt_vulcan._vulcan_op_details(row).get('rebuilt') -%}
+        {%- do touched.clear() -%}
+      {%- endif -%}
+    {%- endfor -%}
   {%- endif -%}
   {%- set ever = dbt_vulcan._vulcan_op_merge(touched) -%}
   {%- set batches = [] -%}

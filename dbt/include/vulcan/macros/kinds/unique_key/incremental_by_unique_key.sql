@@ -28,24 +28,26 @@
     and the columns the table will have when the batches run, before anything is touched; an
     unchanged model on its table was checked when it last changed. -#}
 {% macro _vulcan_unique_key_check(cfg, begin, plan, schema_sql) %}
-  {%- do dbt_vulcan._vulcan_unique_key_check_reapply(cfg, plan) -%}
+  {%- set accumulating = dbt_vulcan._vulcan_unique_key_check_reapply(cfg, plan) -%}
   {%- set query_columns = none -%}
   {%- if plan.rebuild or plan.fingerprint_changed -%}
     {%- set query_columns = dbt_vulcan.vulcan_query_columns(schema_sql) -%}
     {%- do dbt_vulcan._vulcan_unique_key_check_columns(cfg, plan, query_columns, plan.rebuild, begin.target_relation) -%}
   {%- endif -%}
-  {{ return({'query_columns': query_columns, 'time_type': none}) }}
+  {#- an accumulating batch applied twice counts twice: its write is bracketed in the log -#}
+  {{ return({'query_columns': query_columns, 'time_type': none, 'extra': {'write_check': accumulating}}) }}
 {% endmacro %}
 
 {#- A when_matched whose assignments read the table's values (`target.qty + source.qty`) is not
     idempotent: a range applied twice counts twice. So it never applies a processed range
     again: `lookback` is refused, and so is a run whose batches meet processed intervals (an
     explicit vulcan_start/vulcan_end over them); a full restatement (a rebuild) is the way to
-    recompute. Before anything is touched. -#}
+    recompute; a batch written but not recorded is settled by the next run
+    (engine/write_check.sql). Before anything is touched. Returns whether it accumulates. -#}
 {% macro _vulcan_unique_key_check_reapply(cfg, plan) %}
-  {%- if not cfg.when_matched -%}{{ return(none) }}{%- endif -%}
+  {%- if not cfg.when_matched -%}{{ return(false) }}{%- endif -%}
   {%- set reads = dbt_vulcan.vulcan_unique_key_reads_target(dbt_vulcan.vulcan_unique_key_spec(cfg, {}, [])) -%}
-  {%- if not reads -%}{{ return(none) }}{%- endif -%}
+  {%- if not reads -%}{{ return(false) }}{%- endif -%}
   {%- set why = 'when_matched assigns ' ~ reads | join(', ') ~ ', which reads the table\'s own values: applied twice to the same rows, a range counts twice' -%}
   {%- if cfg.lookback -%}
     {{ exceptions.raise_compiler_error(dbt_vulcan.vulcan_config_message(cfg, ['lookback: ' ~ cfg.lookback ~ ' re-applies processed intervals, and ' ~ why ~ '. Set lookback: 0, or assign values computed from source columns only'])) }}
@@ -54,6 +56,7 @@
   {%- if again -%}
     {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ '): this run would apply processed intervals again (' ~ again | map(attribute='label') | join(', ') ~ '), and ' ~ why ~ '. Nothing was written. Run without vulcan_start/vulcan_end over processed intervals, or restate the model (`dbt run-operation vulcan_restate`: its whole history is rebuilt by the next run)') }}
   {%- endif -%}
+  {{ return(true) }}
 {% endmacro %}
 
 {#- The key, merge_filter and when_matched (time tokens of the model's first interval) against

@@ -12,7 +12,8 @@
     no rows (keys moved away, DELETE) is dropped. Otherwise the whole table is rewritten.
 
     Statements per batch: create stage (marked for replay, see engine/stage.sql),
-    [partitioned: list emptied partitions, rarely drop them], insert overwrite, drop stage;
+    [partitioned: list emptied partitions, rarely drop them], insert overwrite, drop stage
+    (after the batch's record when its write is bracketed: engine/write_check.sql);
     once per run: describe the table. The SQL: kinds/unique_key/upsert_sql.sql.
     The first batch into a just-created table is one INSERT. -#}
 {% macro vulcan_unique_key_parquet(args) %}
@@ -45,5 +46,8 @@
   {% call statement('main') -%}
     {{ upsert.overwrite }}
   {%- endcall %}
-  {% do dbt_vulcan._vulcan_stage_drop(stage) %}
+  {#- a bracketed write's stage stays until the batch is recorded (engine/write_check.sql) -#}
+  {%- if not args.get('write_marked') -%}
+    {% do dbt_vulcan._vulcan_stage_drop(stage) %}
+  {%- endif -%}
 {% endmacro %}
