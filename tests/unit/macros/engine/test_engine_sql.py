@@ -146,7 +146,7 @@ def test_create_empty_table(h: Harness, fmt: str, replace: bool, head: str, opti
     sql = h.statements[0]
     assert sql.startswith(head)
     assert options in sql
-    assert "partitioned by (order_date)" in sql
+    assert "partitioned by (`order_date`)" in sql
     assert sql.endswith("as select * from (select 1 as order_date) as vulcan_schema where 1 = 0")
     if fmt == "delta":  # dbt-spark's own clause, reached through the spark__ fallback
         assert "tblproperties ('delta.appendOnly' = 'false')" in sql

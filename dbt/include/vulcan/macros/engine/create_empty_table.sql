@@ -26,7 +26,7 @@
     )
     {%- endif %}
     {%- if cfg.partition_cols %}
-    partitioned by ({{ cfg.partition_cols | join(', ') }})
+    partitioned by ({% for c in cfg.partition_cols %}{{ dbt_vulcan.vulcan_quote_identifier(c) }}{{ ', ' if not loop.last }}{% endfor %})
     {%- endif %}
     {{ clustered_cols(label="clustered by") }}
     {{ dbt_vulcan.vulcan_location_clause() }}
