@@ -365,8 +365,9 @@ def output_filter(
     """Predicate keeping rows of ``column_sql`` inside ``[start, end_exclusive)``.
 
     Day-grained columns (date, or string with a date-only format) use ``>= first day AND
-    <= last day (inclusive)``; timestamp, time-formatted string and epoch columns use
-    ``>= start AND < end``. A string column whose format does not sort as text: a date-only
+    < the day after the last``: the same days, and every time of them if the column now
+    holds times (an upstream type change the log has not seen); timestamp, time-formatted
+    string and epoch columns use ``>= start AND < end``. A string column whose format does not sort as text: a date-only
     format is the IN list of the range's days as text; another is parsed with it (zone-free)
     and compared as TIMESTAMP_NTZ.
     """
@@ -388,8 +389,8 @@ def output_filter(
             ]
             return f"{column_sql} IN ({', '.join(texts)})"
         low = filter_literal(first, kind, fmt)
-        high = filter_literal(last, kind, fmt)
-        return f"{column_sql} >= {low} AND {column_sql} <= {high}"
+        high = filter_literal(last + timedelta(days=1), kind, fmt)
+        return f"{column_sql} >= {low} AND {column_sql} < {high}"
     low = filter_literal(start, kind, fmt)
     high = filter_literal(end_exclusive, kind, fmt)
     return f"{column_sql} >= {low} AND {column_sql} < {high}"

@@ -211,6 +211,34 @@ class TestWrittenNotRecorded:
         assert processed_rows(project, "totals_daily")[-1][1].startswith("2025-01-08")
 
 
+class TestStageOutlivingItsTable:
+    """A marked stage a stopped run left (engine/stage.sql) whose table was then dropped by
+    hand: the run that rebuilds the table drops the stage; it is never replayed over the
+    rebuilt table by a later run."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"src_orders.sql": SRC_ORDERS, "daily.sql": days_model()}
+
+    def test_a_rebuild_drops_the_old_stage(self, project: Any) -> None:
+        schema = project.test_schema
+        run("run", "-s", "src_orders")
+        run("run", "-s", "daily", vars={EXEC: "2025-01-06"})
+        # what a run killed inside its swap leaves: a complete stage, marked for replay
+        project.run_sql(
+            f"create table {schema}.daily__vulcan_stage_0123456789ab using parquet "
+            "tblproperties ('vulcan.replay' = 'overwrite') as "
+            f"select order_date, 'stale' as customer, 99 as orders from {schema}.daily"
+        )
+        project.run_sql(f"drop table {schema}.daily")
+        run("run", "-s", "daily", vars={EXEC: "2025-01-06"})
+        assert not rows(project, f"show tables in {schema} like 'daily__vulcan_*'")
+        run("run", "-s", "daily", vars={EXEC: "2025-01-07"})
+        got = table_rows(project, "daily", "order_date, customer, orders", "1, 2")
+        assert len(got) == 12, got  # 6 days x 2 customers
+        assert {r[1] for r in got} == {"ann", "bob"}
+
+
 # one row a day, 2023-12-20 .. 2025-01-20, its day as 'MM/dd/yyyy' text
 SRC_DAYS = """
 {{ config(materialized='table') }}

@@ -164,14 +164,14 @@ START, END = D(2025, 1, 1), D(2025, 1, 8)
 
 def test_output_filter_day_grained() -> None:
     assert output_filter("order_date", START, END, "date") == (
-        "order_date >= CAST('2025-01-01' AS DATE) AND order_date <= CAST('2025-01-07' AS DATE)"
+        "order_date >= CAST('2025-01-01' AS DATE) AND order_date < CAST('2025-01-08' AS DATE)"
     )
-    assert output_filter("ds", START, END, "string") == "ds >= '2025-01-01' AND ds <= '2025-01-07'"
+    assert output_filter("ds", START, END, "string") == "ds >= '2025-01-01' AND ds < '2025-01-08'"
     assert output_filter("ds", START, END, "string", "yyyyMMdd") == (
-        "ds >= '20250101' AND ds <= '20250107'"
+        "ds >= '20250101' AND ds < '20250108'"
     )
     assert output_filter("d", D(2025, 1, 8, 5), D(2025, 1, 8, 6), "date") == (
-        "d >= CAST('2025-01-08' AS DATE) AND d <= CAST('2025-01-08' AS DATE)"
+        "d >= CAST('2025-01-08' AS DATE) AND d < CAST('2025-01-09' AS DATE)"
     )
 
 

@@ -37,7 +37,7 @@ CFG = {
     "file_format": "parquet",
 }
 BATCH = {"index": 1, "count": 1, "start": "2025-01-01 00:00:00", "end": "2025-01-08 00:00:00"}
-FILTER = "`order_date` >= CAST('2025-01-01' AS DATE) AND `order_date` <= CAST('2025-01-07' AS DATE)"
+FILTER = "`order_date` >= CAST('2025-01-01' AS DATE) AND `order_date` < CAST('2025-01-08' AS DATE)"
 SQL = "select * from (select 1) as vulcan_batch where " + FILTER
 
 

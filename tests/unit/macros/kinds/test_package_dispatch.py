@@ -64,7 +64,7 @@ def test_time_range_batch_and_state_append(h: Harness, file_format: str) -> None
     statements = run_batches(h, TR, "time_range", cfg(TR, file_format))
     filtered = (
         "(select * from src where d between '2025-01-01' and '2025-01-02') as vulcan_batch "
-        "where `d` >= CAST('2025-01-01' AS DATE) AND `d` <= CAST('2025-01-02' AS DATE)"
+        "where `d` >= CAST('2025-01-01' AS DATE) AND `d` < CAST('2025-01-03' AS DATE)"
     )
     head = {
         "delta": "insert into s.t replace where `d` >= CAST('2025-01-01' AS DATE)",
@@ -81,7 +81,7 @@ def test_time_range_batch_and_state_append(h: Harness, file_format: str) -> None
         # not recorded by an earlier run is replaced, never doubled)
         assert statements.pop(0) == (
             "delete from s.t where `d` >= CAST('2025-01-01' AS DATE) "
-            "AND `d` <= CAST('2025-01-02' AS DATE)"
+            "AND `d` < CAST('2025-01-03' AS DATE)"
         )
     assert len(statements) == 2
     assert statements[0].startswith(head) and statements[0].endswith(filtered)

@@ -90,7 +90,7 @@ def test_unit_test_sql_renders_the_tokens_and_the_output_filter(h: Harness) -> N
     assert squash(h.call("vulcan_native_sql", sql)) == squash(
         "select * from (\nselect * from x where d between '2025-01-02' and '2025-01-03'\n)"
         " as vulcan_batch\nwhere `order_date` >= CAST('2025-01-02' AS DATE)"
-        " AND `order_date` <= CAST('2025-01-03' AS DATE)"
+        " AND `order_date` < CAST('2025-01-04' AS DATE)"
     )
     # dbt's unit test statement around it, through the package's spark__ override
     statement = squash(h.call("spark__get_unit_test_sql", sql, "select 1 as d", ["d"]))

@@ -90,7 +90,7 @@ def test_batch_query_wraps_the_rendered_query_in_the_filter(h: Harness) -> None:
     out = h.call("vulcan_batch_query", query, cfg, batch, "date", "2025-01-08")
     assert out["query"] == "select * from o where d >= '2025-01-01'"
     assert out["filter"] == (
-        "`order_date` >= CAST('2025-01-01' AS DATE) AND `order_date` <= CAST('2025-01-07' AS DATE)"
+        "`order_date` >= CAST('2025-01-01' AS DATE) AND `order_date` < CAST('2025-01-08' AS DATE)"
     )
     assert out["sql"] == (
         "select * from (\nselect * from o where d >= '2025-01-01'\n) as vulcan_batch\nwhere "

@@ -15,6 +15,13 @@
     {%- set replayed = dbt_vulcan.vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg) -%}
     {#- a write a stopped run left unrecorded: recorded, or due again (engine/write_check.sql) -#}
     {% do dbt_vulcan.vulcan_settle_writes(this.incorporate(type='table'), cfg, state.rows, replayed) %}
+  {%- elif state.rows -%}
+    {#- the log knows the model but its table is gone (dropped by hand, a view in its place):
+        a stage a stopped run left beside the old table is dropped, never replayed over the
+        table this run builds -#}
+    {%- for stale in dbt_vulcan.vulcan_stale_stages(this.incorporate(type='table')) -%}
+      {% do adapter.drop_relation(stale) %}
+    {%- endfor -%}
   {%- endif -%}
   {%- set rebuild = existing_relation is none or full_refresh or existing_relation.type != 'table' -%}
   {#- everything checked: a long log is folded (state/fold.sql). The plan is made from the rows

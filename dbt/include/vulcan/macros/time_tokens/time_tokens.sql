@@ -74,7 +74,10 @@
       {%- endfor -%}
       {{ return(column_sql ~ ' IN (' ~ texts | join(', ') ~ ')') }}
     {%- endif -%}
-    {{ return(ns.column ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(first_day, ns.type, py_format) ~ ' AND ' ~ ns.column ~ ' <= ' ~ dbt_vulcan._vulcan_filter_literal(last_day, ns.type, py_format)) }}
+    {#- half-open at the day after the last: the same days, and every time of them should the
+        column hold times (an upstream type change the log has not seen) -#}
+    {%- set after_last = last_day + modules.datetime.timedelta(days=1) -%}
+    {{ return(ns.column ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(first_day, ns.type, py_format) ~ ' AND ' ~ ns.column ~ ' < ' ~ dbt_vulcan._vulcan_filter_literal(after_last, ns.type, py_format)) }}
   {%- endif -%}
   {{ return(ns.column ~ ' >= ' ~ dbt_vulcan._vulcan_filter_literal(low, ns.type, py_format) ~ ' AND ' ~ ns.column ~ ' < ' ~ dbt_vulcan._vulcan_filter_literal(high, ns.type, py_format)) }}
 {% endmacro %}

@@ -79,7 +79,7 @@ def test_groups_are_hashed_order_independently_and_filtered_by_their_latest_row(
         in windowed
     )
     assert windowed.endswith(
-        "where (vulcan_hashed.vulcan_group_time >= CAST('2025-03-01' AS DATE) AND vulcan_hashed.vulcan_group_time <= CAST('2025-03-03' AS DATE))"
+        "where (vulcan_hashed.vulcan_group_time >= CAST('2025-03-01' AS DATE) AND vulcan_hashed.vulcan_group_time < CAST('2025-03-04' AS DATE))"
     )
 
 
