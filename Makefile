@@ -49,6 +49,7 @@ FORMAT_FREE = \
 	--deselect $(KINDS)/test_scd2.py::TestEdgeCases::test_config_errors_name_every_problem \
 	--deselect $(OFF_PATH_TESTS)::TestDayColumnUnderHourlyCron \
 	--deselect $(OFF_PATH_TESTS)::TestStageOutlivingItsTable \
+	--deselect $(OFF_PATH_TESTS)::TestReplayedStageOfAMovedKey \
 	--deselect $(OFF_PATH_TESTS)::TestWrittenNotRecorded::test_accumulating_when_matched_refuses_lookback \
 	--deselect $(OFF_PATH_TESTS)::TestWrittenNotRecorded::test_accumulating_when_matched_refuses_an_explicit_range_over_processed_days
 

@@ -367,9 +367,9 @@ def output_filter(
     Day-grained columns (date, or string with a date-only format) use ``>= first day AND
     < the day after the last``: the same days, and every time of them if the column now
     holds times (an upstream type change the log has not seen); timestamp, time-formatted
-    string and epoch columns use ``>= start AND < end``. A string column whose format does not sort as text: a date-only
-    format is the IN list of the range's days as text; another is parsed with it (zone-free)
-    and compared as TIMESTAMP_NTZ.
+    string and epoch columns use ``>= start AND < end``. A string column whose format does
+    not sort as text: a date-only format is the IN list of the range's days as text; another
+    is parsed with it (zone-free) and compared as TIMESTAMP_NTZ.
     """
     kind = _normalize_type(time_data_type)
     day = _is_day_grained(kind, fmt)

@@ -239,6 +239,50 @@ class TestStageOutlivingItsTable:
         assert {r[1] for r in got} == {"ann", "bob"}
 
 
+class TestReplayedStageOfAMovedKey:
+    """Unique key on a partitioned parquet table: a key moves to another partition, leaving its
+    old one empty; the run stopped before dropping that partition, with its stage complete and
+    marked. The next run's replay drops the emptied partition as the batch would have: the key
+    is stored once."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {
+            "moves.sql": (
+                "{{ config(materialized='incremental_by_unique_key', unique_key='id', "
+                "partition_by=['part'], file_format='parquet') }}\n"
+                "select id, part, v from {{ source('raw', 'src_moves') }}\n"
+            ),
+            "sources.yml": (
+                'sources:\n  - name: raw\n    schema: "{{ target.schema }}"\n'
+                "    tables:\n      - name: src_moves\n"
+            ),
+        }
+
+    def test_the_replay_drops_the_emptied_partition(self, project: Any, table_format: str) -> None:
+        if table_format != "parquet":
+            pytest.skip("a parquet table's staged rewrite")
+        schema = project.test_schema
+        project.run_sql(
+            f"create table {schema}.src_moves using parquet as select 1 as id, 'a' as part, 1 as v"
+        )
+        run("run", "-s", "moves")
+        assert table_rows(project, "moves", "id, part, v") == [(1, "a", 1)]
+        # the source moves key 1 to partition b; the run stopped after its stage was complete
+        # and marked, before it dropped partition a (left with no rows) and swapped b in
+        project.run_sql(
+            f"insert overwrite table {schema}.src_moves select 1 as id, 'b' as part, 10 as v"
+        )
+        project.run_sql(
+            f"create table {schema}.moves__vulcan_stage_0123456789ab using parquet "
+            "tblproperties ('vulcan.replay' = 'overwrite') as select * from values "
+            "(1, 10, 'b', false), (null, null, 'a', true), (null, null, 'b', true) "
+            "as t(id, v, part, __vulcan_marker)"
+        )
+        run("run", "-s", "moves")
+        assert table_rows(project, "moves", "id, part, v") == [(1, "b", 10)]
+
+
 # one row a day, 2023-12-20 .. 2025-01-20, its day as 'MM/dd/yyyy' text
 SRC_DAYS = """
 {{ config(materialized='table') }}

@@ -75,12 +75,24 @@
         {% do dbt_vulcan._vulcan_rebuild_from_stage(relation, stale, cfg) %}
       {%- else -%}
         {#- a column `__vulcan_marker` flags rows that only name a partition to replace
-            (the unique key strategy): they are not written -#}
+            (the unique key strategy): they are not written, and a partition they alone name
+            is left empty by the batch: dropped first, as the batch would have (else a key
+            that moved out of it would stay there too) -#}
         {%- set columns = adapter.get_columns_in_relation(stale) | map(attribute='name') | list -%}
         {%- set kept = [] -%}
         {%- for column in columns if column != '__vulcan_marker' -%}
           {%- do kept.append(adapter.quote(column)) -%}
         {%- endfor -%}
+        {%- if '__vulcan_marker' in columns -%}
+          {%- set partition_cols = dbt_vulcan.vulcan_table_layout(run_query('describe table extended ' ~ relation).rows).partition_cols -%}
+          {%- if partition_cols -%}
+            {%- set emptied = run_query(dbt_vulcan.vulcan_unique_key_emptied_partitions_sql(stale, partition_cols)).rows -%}
+            {%- set drop_sql = dbt_vulcan.vulcan_unique_key_drop_partitions_sql(relation, partition_cols, emptied) -%}
+            {%- if drop_sql -%}
+              {% call statement('vulcan_replay_drop_partitions') %}{{ drop_sql }}{% endcall %}
+            {%- endif -%}
+          {%- endif -%}
+        {%- endif -%}
         {% call statement('vulcan_replay') -%}
           insert overwrite table {{ relation }} by name select {{ kept | join(', ') }} from {{ stale }}
           {%- if '__vulcan_marker' in columns %} where not __vulcan_marker{% endif %}

@@ -80,11 +80,9 @@
   {%- for p in layout.partition_cols -%}{%- do parts.append(dbt_vulcan.vulcan_quote_identifier(p)) -%}{%- endfor -%}
   {%- set in_scope = [] -%}
   {%- set target_parts = [] -%}
-  {%- set as_json = [] -%}
   {%- for p in parts -%}
     {%- do in_scope.append('target.' ~ p ~ ' <=> vulcan_scope.' ~ p) -%}
     {%- do target_parts.append('target.' ~ p) -%}
-    {%- do as_json.append(dbt_vulcan.vulcan_sql_string(layout.partition_cols[loop.index0]) ~ ', cast(' ~ p ~ ' as string)') -%}
   {%- endfor -%}
   {%- set markers = [] -%}
   {%- for c in layout.columns -%}
@@ -103,8 +101,21 @@
   {{ return({
     'stage_select': select,
     'overwrite': 'insert overwrite table ' ~ relation ~ ' by name select ' ~ columns ~ ' from ' ~ stage ~ ' where not __vulcan_marker',
-    'emptied_partitions': 'select to_json(named_struct(' ~ as_json | join(', ') ~ ')) as vulcan_partition from ' ~ stage ~ ' group by ' ~ parts | join(', ') ~ ' having bool_and(__vulcan_marker)',
+    'emptied_partitions': dbt_vulcan.vulcan_unique_key_emptied_partitions_sql(stage, layout.partition_cols),
   }) }}
+{% endmacro %}
+
+{#- The partitions (JSON rows, for vulcan_unique_key_drop_partitions_sql) a scoped stage names
+    by marker rows only: the batch leaves them with no rows. Also run by the replay of such a
+    stage after a crash (engine/stage.sql). -#}
+{% macro vulcan_unique_key_emptied_partitions_sql(stage, partition_cols) %}
+  {%- set parts = [] -%}
+  {%- set as_json = [] -%}
+  {%- for p in partition_cols -%}
+    {%- do parts.append(dbt_vulcan.vulcan_quote_identifier(p)) -%}
+    {%- do as_json.append(dbt_vulcan.vulcan_sql_string(p) ~ ', cast(' ~ parts[-1] ~ ' as string)') -%}
+  {%- endfor -%}
+  {{ return('select to_json(named_struct(' ~ as_json | join(', ') ~ ')) as vulcan_partition from ' ~ stage ~ ' group by ' ~ parts | join(', ') ~ ' having bool_and(__vulcan_marker)') }}
 {% endmacro %}
 
 {#- ALTER TABLE ... DROP of the partitions `emptied_partitions` returned (JSON rows), '' when
