@@ -349,11 +349,13 @@ PLAN = {
     "fingerprint_changed": False,
 }
 QUERY = "select * from (select * from src where d between '{}' and '{}') as vulcan_batch"
-FILTER = "where `d` >= CAST('{0}' AS DATE) AND `d` <= CAST('{1}' AS DATE)"
+# half-open at the day after the batch's last
+FILTER = "where `d` >= CAST('{0}' AS DATE) AND `d` < CAST('{1}' AS DATE)"
 
 
 def batch_sql(first: str, last: str) -> str:
-    return QUERY.format(first, last) + " " + FILTER.format(first, last)
+    after = (date.fromisoformat(last) + datetime.timedelta(days=1)).isoformat()
+    return QUERY.format(first, last) + " " + FILTER.format(first, after)
 
 
 def run_batches(h: Harness, **config: Any) -> list[str]:
