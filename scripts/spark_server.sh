@@ -17,7 +17,7 @@
 # VULCAN_THRIFT_MASTER (cluster: a standalone master and worker; local: the Thrift server
 # runs its tasks in its own JVM, one process instead of four),
 # VULCAN_THRIFT_WORKER_MEMORY (2g), VULCAN_THRIFT_EXECUTOR_MEMORY (1g),
-# VULCAN_THRIFT_DRIVER_MEMORY (1g), VULCAN_THRIFT_CORES (2), VULCAN_THRIFT_START_TIMEOUT (240 s),
+# VULCAN_THRIFT_DRIVER_MEMORY (2g), VULCAN_THRIFT_CORES (2), VULCAN_THRIFT_START_TIMEOUT (240 s),
 # VULCAN_THRIFT_KEEP (1: keep DIR after `run`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -99,7 +99,7 @@ start_server() {
 spark.master                          $master
 spark.driver.host                     127.0.0.1
 spark.driver.bindAddress              127.0.0.1
-spark.driver.memory                   ${VULCAN_THRIFT_DRIVER_MEMORY:-1g}
+spark.driver.memory                   ${VULCAN_THRIFT_DRIVER_MEMORY:-2g}
 spark.driver.extraJavaOptions         -Dderby.system.home=$dir -Dlog4j2.configurationFile=$log4j -Djava.io.tmpdir=$dir/tmp
 spark.executor.memory                 ${VULCAN_THRIFT_EXECUTOR_MEMORY:-1g}
 spark.executor.cores                  $cores
@@ -147,7 +147,7 @@ EOF
       "spark://127.0.0.1:$master_port"
     wait_for "$dir" "$dir/worker.pid" "$worker_port" "the Spark worker"
   fi
-  launch "$dir" thriftserver env SPARK_DAEMON_MEMORY="${VULCAN_THRIFT_DRIVER_MEMORY:-1g}" \
+  launch "$dir" thriftserver env SPARK_DAEMON_MEMORY="${VULCAN_THRIFT_DRIVER_MEMORY:-2g}" \
     "$home/bin/spark-submit" \
     --class org.apache.spark.sql.hive.thriftserver.HiveThriftServer2 \
     --name vulcan-thrift-server \
@@ -229,6 +229,12 @@ case "$cmd" in
       child=$!
       wait "$child" || status=$?
       child=""
+    fi
+    if [ "$status" -ne 0 ]; then
+      # what the server saw (a lost session, an OutOfMemoryError): the client side only shows
+      # a closed socket
+      echo "spark_server: CMD exited $status; the server's errors in $dir/logs:" >&2
+      grep -hE "ERROR|Exception|Error:" "$dir"/logs/*.log 2>/dev/null | tail -40 >&2 || true
     fi
     exit "$status"
     ;;

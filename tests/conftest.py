@@ -26,6 +26,7 @@ from tests.spark_targets import (
     thrift_run_sql_for_tests,
     thrift_target,
 )
+from tests.support.functional import SESSION_TZ_VAR
 
 pytest_plugins = ["dbt.tests.fixtures.project"]
 
@@ -150,9 +151,17 @@ def dbt_profile_target(request: pytest.FixtureRequest, table_format: str) -> dic
         "threads": 1,
         **({} if package_mode else {"state_file_format": table_format}),
         # the metastore lives and dies with this process: Derby need not sync every commit
-        "server_side_parameters": server_side_parameters(
-            table_format, _WORKDIR, "-Dderby.system.durability=test" + _JIT.get(table_format, "")
-        ),
+        "server_side_parameters": {
+            **server_side_parameters(
+                table_format,
+                _WORKDIR,
+                "-Dderby.system.durability=test" + _JIT.get(table_format, ""),
+            ),
+            # dbt-spark's session method applies these to the session before every statement
+            # (a SET of the zone lasts one statement): a test runs dbt in another zone with
+            # tests.support.functional.session_time_zone, read when dbt loads the profile
+            "spark.sql.session.timeZone": "{{ env_var('" + SESSION_TZ_VAR + "', 'UTC') }}",
+        },
     }
 
 

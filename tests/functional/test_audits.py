@@ -120,7 +120,7 @@ def stages(project: Any) -> list[str]:
     return [
         str(r[1])
         for r in rows(project, f"show tables in {project.test_schema}")
-        if str(r[1]).startswith("vulcan_batch__")
+        if "__vulcan_audit_" in str(r[1])
     ]
 
 
@@ -184,6 +184,11 @@ class _AuditsOnKind:
         assert "Nothing of this batch was written" in message
         assert self.snapshot(project, "audited") == before
         assert not stages(project)
+
+        # a killed run's audit stage (its invocation in the name) is dropped by the next run
+        stale = f"{project.test_schema}.audited__vulcan_audit_0123456789ab"
+        project.run_sql(f"create table {stale} using parquet as select 1 as id")
+        assert stages(project) == ["audited__vulcan_audit_0123456789ab"]
 
         # the data is fixed: the same run goes through
         run("run", "-s", "audited", vars={EXEC: "2025-01-06"})

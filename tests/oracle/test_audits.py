@@ -156,7 +156,7 @@ def test_grains_imply_a_uniqueness_audit() -> None:
 
 # --- SQL ---------------------------------------------------------------------------------------
 
-STAGE = "s.vulcan_batch__t"
+STAGE = "s.stage"  # any relation: the audits read the one they are given
 
 
 @pytest.mark.parametrize(
@@ -164,51 +164,51 @@ STAGE = "s.vulcan_batch__t"
     [
         (
             {"name": "not_null", "columns": ["a", "x`y"]},
-            "select * from s.vulcan_batch__t where `a` is null or `x``y` is null",
+            "select * from s.stage where `a` is null or `x``y` is null",
         ),
         (
             "not_null(columns=[`my col`, `x``y`])",
-            "select * from s.vulcan_batch__t where `my col` is null or `x``y` is null",
+            "select * from s.stage where `my col` is null or `x``y` is null",
         ),
         (
             "unique_values(columns=[a, b])",
             "select 'a' as column_name, cast(`a` as string) as value, count(*) as row_count "
-            "from s.vulcan_batch__t where `a` is not null group by `a` having count(*) > 1\n"
+            "from s.stage where `a` is not null group by `a` having count(*) > 1\n"
             "union all\n"
             "select 'b' as column_name, cast(`b` as string) as value, count(*) as row_count "
-            "from s.vulcan_batch__t where `b` is not null group by `b` having count(*) > 1",
+            "from s.stage where `b` is not null group by `b` having count(*) > 1",
         ),
         (
             "unique_combination_of_columns(columns=[a, b])",
-            "select `a`, `b`, count(*) as row_count from s.vulcan_batch__t "
+            "select `a`, `b`, count(*) as row_count from s.stage "
             "group by `a`, `b` having count(*) > 1",
         ),
         (
             "unique_combination_of_columns(columns=[Row_Count])",
-            "select `Row_Count`, count(*) as vulcan_row_count from s.vulcan_batch__t "
+            "select `Row_Count`, count(*) as vulcan_row_count from s.stage "
             "group by `Row_Count` having count(*) > 1",
         ),
-        ("positive_values(column=x)", "select * from s.vulcan_batch__t where `x` <= 0"),
-        ("non_negative_values(column=x)", "select * from s.vulcan_batch__t where `x` < 0"),
+        ("positive_values(column=x)", "select * from s.stage where `x` <= 0"),
+        ("non_negative_values(column=x)", "select * from s.stage where `x` < 0"),
         (
             "accepted_values(column=s, values=['a', 'it''s', 1, true])",
-            "select * from s.vulcan_batch__t where `s` not in ('a', 'it\\'s', 1, true)",
+            "select * from s.stage where `s` not in ('a', 'it\\'s', 1, true)",
         ),
         (
             "accepted_range(column=x, min=0, max=10)",
-            "select * from s.vulcan_batch__t where `x` < 0 or `x` > 10",
+            "select * from s.stage where `x` < 0 or `x` > 10",
         ),
         (
             "accepted_range(column=x, min=0, inclusive=false)",
-            "select * from s.vulcan_batch__t where `x` <= 0",
+            "select * from s.stage where `x` <= 0",
         ),
         (
             "accepted_range(column=x, max=1.5, inclusive=false)",
-            "select * from s.vulcan_batch__t where `x` >= 1.5",
+            "select * from s.stage where `x` >= 1.5",
         ),
         (
             "number_of_rows(threshold=10)",
-            "select count(*) as row_count from s.vulcan_batch__t having count(*) <= 10",
+            "select count(*) as row_count from s.stage having count(*) <= 10",
         ),
     ],
 )
@@ -388,9 +388,8 @@ def test_audited_batches_are_staged_once_and_written_from_the_stage(h: Harness) 
         "(select * from {} where `id` is null) as vulcan_v"
     )
     statements = run_batches(h, audits=["not_null(columns=[id])"])
-    stage = "s.vulcan_batch__t"
+    stage = "s.t__vulcan_audit_0123abcd4567"
     assert statements == [
-        f"drop table if exists {stage}",
         f"create table {stage} using parquet as {batch_sql('2025-01-01', '2025-01-02')}",
         count.format(stage),
         f"insert overwrite table s.t by name select * from {stage}",
@@ -401,7 +400,7 @@ def test_audited_batches_are_staged_once_and_written_from_the_stage(h: Harness) 
         f"drop table if exists {stage}",
     ]
     # each batch is recorded after its write, before its stage is dropped
-    assert is_state_append(h.statements[4])
+    assert is_state_append(h.statements[3])
 
 
 def test_user_defined_audit_macro_gets_the_stage_and_its_arguments(h: Harness) -> None:
@@ -416,12 +415,13 @@ def test_user_defined_audit_macro_gets_the_stage_and_its_arguments(h: Harness) -
         statements = run_batches(h, audits=[{"name": "recent", "column": "d", "days": 3}])
     finally:
         del h.context["audit_recent"]
-    assert calls == [("s.vulcan_batch__t", "d", 3)] * 2
-    assert "from (select * from s.vulcan_batch__t where d < 3) as vulcan_v" in statements[2]
+    assert calls == [("s.t__vulcan_audit_0123abcd4567", "d", 3)] * 2
+    stage = "s.t__vulcan_audit_0123abcd4567"
+    assert f"from (select * from {stage} where d < 3) as vulcan_v" in statements[1]
 
 
 def test_failing_blocking_audit_stops_before_the_write(h: Harness) -> None:
-    stage = "s.vulcan_batch__t"
+    stage = "s.t__vulcan_audit_0123abcd4567"
     sql = f"select * from {stage} where `id` is null"
     count = f"select 0 as vulcan_audit, count(*) as vulcan_failures from ({sql}) as vulcan_v"
     h.query_results[count] = FakeResult([(0, 1)])
@@ -435,7 +435,6 @@ def test_failing_blocking_audit_stops_before_the_write(h: Harness) -> None:
         "Nothing of this batch was written: the table and its interval state are unchanged."
     )
     assert h.statements == [
-        f"drop table if exists {stage}",
         f"create table {stage} using parquet as {batch_sql('2025-01-01', '2025-01-02')}",
         count,
         squash(sample),
@@ -445,7 +444,7 @@ def test_failing_blocking_audit_stops_before_the_write(h: Harness) -> None:
 
 def test_failing_non_blocking_audit_warns_and_writes(h: Harness) -> None:
     warned: list[str] = []
-    stage = "s.vulcan_batch__t"
+    stage = "s.t__vulcan_audit_0123abcd4567"
     sql = f"select * from {stage} where `id` is null"
     count = f"select 0 as vulcan_audit, count(*) as vulcan_failures from ({sql}) as vulcan_v"
     h.query_results[count] = FakeResult([(0, 4)])
@@ -464,7 +463,7 @@ def test_failing_non_blocking_audit_warns_and_writes(h: Harness) -> None:
 
 
 def test_iceberg_targets_stage_in_iceberg_and_purge_it(h: Harness) -> None:
-    stage = "s.vulcan_batch__t"
+    stage = "s.t__vulcan_audit_0123abcd4567"
     h.context["model"] = {
         "name": "daily",
         "unique_id": "model.p.daily",
@@ -472,12 +471,11 @@ def test_iceberg_targets_stage_in_iceberg_and_purge_it(h: Harness) -> None:
     }
     cfg = {**CFG, "file_format": "iceberg", "grains": ["id"]}
     h.call("vulcan_run_batches", KIND, "time_range", relation(), PLAN, cfg, "date")
-    assert h.statements[:2] == [
-        f"drop table if exists {stage} purge",
+    assert h.statements[:1] == [
         f"create table {stage} using iceberg as {batch_sql('2025-01-01', '2025-01-02')}",
     ]
-    assert "group by `id` having count(*) > 1" in h.statements[2]
+    assert "group by `id` having count(*) > 1" in h.statements[1]
     # a table this run did not create: the range deleted, then the staged rows inserted
-    assert h.statements[3].startswith("delete from s.t where `d` >= ")
-    assert h.statements[4] == f"insert into s.t by name select * from {stage}"
+    assert h.statements[2].startswith("delete from s.t where `d` >= ")
+    assert h.statements[3] == f"insert into s.t by name select * from {stage}"
     assert h.statements[-1] == f"drop table if exists {stage} purge"

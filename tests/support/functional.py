@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, timedelta
 from typing import Any
 
@@ -78,3 +81,24 @@ def model_message(result: Any) -> str:
     """The message of the first model in a dbt run's results (the package's on-run-start hook,
     which creates the state table, is a result too)."""
     return next(str(r.message) for r in result.results if r.node.resource_type != "operation")
+
+
+# the embedded targets' session time zone (conftest.py: the profile reads it when dbt loads it)
+SESSION_TZ_VAR = "VULCAN_TEST_SESSION_TZ"
+
+
+@contextmanager
+def session_time_zone(zone: str) -> Iterator[None]:
+    """The dbt invocations inside run their statements in Spark session time zone `zone` (the
+    embedded targets: dbt-spark's session method sets the profile's server_side_parameters
+    before every statement, so a SET would last one statement). The test's own connection
+    (project.run_sql) stays in UTC."""
+    before = os.environ.get(SESSION_TZ_VAR)
+    os.environ[SESSION_TZ_VAR] = zone
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[SESSION_TZ_VAR]
+        else:
+            os.environ[SESSION_TZ_VAR] = before

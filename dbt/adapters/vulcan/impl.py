@@ -45,7 +45,7 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     return getattr(obj, key, default)
 
 
-STAGE_SUFFIXES = ("__vulcan_stage_", "__vulcan_changes_", "__vulcan_groups_")
+STAGE_SUFFIXES = ("__vulcan_stage_", "__vulcan_changes_", "__vulcan_groups_", "__vulcan_audit_")
 
 
 def is_stage_of(table: str, name: str) -> bool:

@@ -1,5 +1,6 @@
-{#- TRACKED (OndatraSQL's kind): an order and its line items are one entity. The lines of the
-    orders placed since 2025-04-01 are mirrored group by group: an order whose lines change is
+{#- TRACKED (OndatraSQL's kind): an order and its line items are one entity. A build from
+    nothing holds every order; an incremental run mirrors the orders of its window (the
+    execution time's month, lookback 1 month back) group by group: an order whose lines change is
     replaced as a whole, a new order inserted, an order gone from the query deleted, and the
     earlier orders, outside the window (time_column + lookback), are kept as they are. -#}
 {{ config(

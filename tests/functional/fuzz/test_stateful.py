@@ -99,7 +99,7 @@ from tests.functional.fuzz.world import (
     specs,
 )
 from tests.oracle.state import PROCESSED, StateRow, replay
-from tests.support.functional import rows
+from tests.support.functional import SESSION_TZ_VAR, rows
 from tests.support.reliability import table_exists
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "6"))
@@ -179,7 +179,9 @@ class FuzzMachine(RuleBasedStateMachine):
         self.source = f"{project.test_schema}.{name}_src"
         self.position = position
         if spec.time_zone != "UTC":
-            project.run_sql(f"set spark.sql.session.timeZone = {spec.time_zone}")
+            # dbt's statements run in the zone (the profile reads it); the source's rows are
+            # written here, in UTC
+            os.environ[SESSION_TZ_VAR] = spec.time_zone
             self.zone_set = True
         project.run_sql(
             f"create table {self.source} (id int, k int, v int, event_ts timestamp) using parquet"
@@ -194,7 +196,8 @@ class FuzzMachine(RuleBasedStateMachine):
             return
         project = self.project
         if self.zone_set:
-            project.run_sql("set spark.sql.session.timeZone = UTC")
+            os.environ.pop(SESSION_TZ_VAR, None)
+            self.zone_set = False
         Path(project.project_root, "models", f"{world.name}.sql").unlink(missing_ok=True)
         project.run_sql(f"drop table if exists {world.relation}")
         project.run_sql(f"drop table if exists {self.source}")

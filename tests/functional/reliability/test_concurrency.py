@@ -206,8 +206,11 @@ class TestTwoProcessesOneModel:
         outputs = [proc.communicate(timeout=600)[0] for proc in procs]
         for proc, out in zip(procs, outputs, strict=True):
             if proc.returncode != 0:
-                # only the table format's own conflict, never a wrong or partial success
-                assert "Concurrent" in out or "conflict" in out.lower(), out[-3000:]
+                # a loud failure: the table format's own conflict, or (a loaded 2-core CI
+                # machine) the server dropping the session; never a wrong or partial success,
+                # which the rerun's table and log below would show
+                loud = ("Concurrent", "conflict", "TTransportException")
+                assert any(word.lower() in out.lower() for word in loud), out[-3000:]
         assert any(proc.returncode == 0 for proc in procs), outputs[0][-3000:]
         run("run", "-s", "shared", vars=EXEC)
         assert table_rows(project, "shared", COLUMNS) == expected_rows(events)

@@ -19,7 +19,14 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.support.functional import STATE, processed_rows, rows, run, table_rows
+from tests.support.functional import (
+    STATE,
+    processed_rows,
+    rows,
+    run,
+    session_time_zone,
+    table_rows,
+)
 
 EXEC = "vulcan_execution_time"
 
@@ -376,13 +383,57 @@ class TestSessionNotInUtc:
         return {"src_clicks.sql": SRC_CLICKS, "clicks.sql": clicks, "clicks_all.sql": filtered_only}
 
     def test_the_days_are_utc_days_whatever_the_session_zone(self, project: Any) -> None:
-        project.run_sql("set spark.sql.session.timeZone=America/New_York")
-        try:
+        with session_time_zone("America/New_York"):
             run("run", vars={EXEC: "2024-01-03 00:30:00"})
-        finally:
-            project.run_sql("set spark.sql.session.timeZone=UTC")
         for name in ("clicks", "clicks_all"):
             assert table_rows(project, name, "click_id") == [(1,), (2,)], name
             assert processed_rows(project, name) == [
                 ("2024-01-01 00:00:00", "2024-01-03 00:00:00")
             ], name
+
+
+@pytest.mark.profile_only("parquet")
+class TestTimestampPartitionsNotInUtc:
+    """A parquet table partitioned by a TIMESTAMP time column, in a session not in UTC: Spark
+    writes each partition's value in the session's wall clock ('2023-12-31 21:00:00' in New
+    York for 02:00 UTC on 2024-01-01). The rerun of a processed day drops that day's
+    partitions, read back in the same zone: a click gone from the source is gone from the
+    table too (read as UTC, its partition looked a day earlier and stayed)."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        source = SRC_CLICKS.replace(
+            "as v(id, at)", "as v(id, at) where id not in ({{ var('gone', -1) }})"
+        )
+        clicks = (
+            "{{ config(materialized='incremental_by_time_range', time_column='ts', "
+            "start='2024-01-01') }}\n"
+            "select click_id, ts from {{ ref('src_clicks') }}\n"
+            "where ts between @start_dt and @end_dt\n"
+        )
+        return {"src_clicks.sql": source, "clicks.sql": clicks}
+
+    def test_a_rerun_drops_the_partitions_of_its_days(self, project: Any) -> None:
+        with session_time_zone("America/New_York"):
+            run("run", vars={EXEC: "2024-01-03 00:30:00"})
+        parts = sorted(
+            str(r[0]) for r in rows(project, f"show partitions {project.test_schema}.clicks")
+        )
+        assert parts == ["ts=2023-12-31 21%3A00%3A00", "ts=2024-01-02 18%3A30%3A00"]
+        run("run", "-s", "src_clicks", vars={"gone": 1})
+        with session_time_zone("America/New_York"):
+            run(
+                "run",
+                "-s",
+                "clicks",
+                vars={
+                    EXEC: "2024-01-03 00:30:00",
+                    "vulcan_start": "2024-01-01",
+                    "vulcan_end": "2024-01-01",
+                },
+            )
+        assert table_rows(project, "clicks", "click_id") == [(2,)]
+        assert processed_rows(project, "clicks")[-1] == (
+            "2024-01-01 00:00:00",
+            "2024-01-02 00:00:00",
+        )

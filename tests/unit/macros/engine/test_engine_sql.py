@@ -280,6 +280,7 @@ def test_stage_of_one_table_only() -> None:
 
     assert is_stage_of("Orders", "orders__vulcan_stage_0123abcd4567")
     assert is_stage_of("orders", "orders__vulcan_changes_0123abcd4567")
+    assert is_stage_of("orders", "orders__vulcan_audit_0123abcd4567")
     assert not is_stage_of("orders", "orders__vulcan_stage")  # no run id
     assert not is_stage_of("orders", "orders_v2__vulcan_stage_0123abcd4567")
     assert not is_stage_of("ord", "orders__vulcan_stage_0123abcd4567")

@@ -3,28 +3,25 @@
     and message is tests/oracle/audits.py (tests/unit/macros/audits/test_audit_macros.py).
 
     The batch's rows are written once to a stage table next to the target
-    (`<schema>.vulcan_batch__<table>`): plain parquet, or Iceberg for an Iceberg target (in
-    Iceberg's session catalog a dropped parquet table leaves its folder behind, and the next
-    CREATE of the name fails; PURGE removes an Iceberg stage's files). One statement counts
+    (`<table>__vulcan_audit_<run>`, the invocation in its name as every stage's: two dbt
+    processes of one model never share it, and a run killed while creating it leaves files at
+    a location no later run uses; the next run of the model drops it, engine/stage.sql):
+    plain parquet, or Iceberg for an Iceberg target (PURGE removes an Iceberg stage's files). One statement counts
     every audit's offending rows in it; only when some audit fails, a second statement
     fetches up to 5 offending rows of each failing audit for the message. A failing blocking audit drops the stage and fails the
     model before the write strategy runs; a non-blocking one warns. The strategy then reads
     the stage (`select * from <stage>`), which is dropped after the batch is recorded.
 
-    Statements per batch: create stage, count, [samples], drop stage; once per run: drop a
-    stage a crashed run may have left.
+    Statements per batch: create stage, count, [samples], drop stage.
 
     A user-defined audit is a project macro `audit_<name>(relation, **args)` that returns
     the SQL of the offending rows of `relation` (the stage), e.g. audit_no_future_orders
     returning "select * from <relation> where <column> > current_date()". -#}
 {% macro _vulcan_audit_stage_relation(relation) %}
-  {{ return(relation.incorporate(path={'identifier': 'vulcan_batch__' ~ relation.identifier}, type='table')) }}
+  {{ return(dbt_vulcan._vulcan_stage_relation(relation, '__vulcan_audit')) }}
 {% endmacro %}
 
-{% macro vulcan_audit_batch(stage, audits, sql, batch, first_batch, file_format) %}
-  {%- if first_batch -%}
-    {% do dbt_vulcan._vulcan_drop_audit_stage(stage, file_format) %}
-  {%- endif -%}
+{% macro vulcan_audit_batch(stage, audits, sql, batch, file_format) %}
   {% call statement('vulcan_audit_stage') -%}
     create table {{ stage }} using {{ dbt_vulcan._vulcan_audit_stage_format(file_format) }} as
     {{ sql }}

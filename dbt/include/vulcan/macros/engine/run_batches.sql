@@ -41,7 +41,7 @@
     {%- set rendered = dbt_vulcan.vulcan_batch_query(query, cfg, batch, time_type, plan.execution_time, projection) -%}
     {%- set batch_sql = rendered.sql -%}
     {%- if audits -%}
-      {%- set batch_sql = dbt_vulcan.vulcan_audit_batch(stage, audits, rendered.sql, batch, loop.first, cfg.file_format) -%}
+      {%- set batch_sql = dbt_vulcan.vulcan_audit_batch(stage, audits, rendered.sql, batch, cfg.file_format) -%}
     {%- endif -%}
     {%- set interval = [[batch.start, batch.end]] -%}
     {%- set args = {

@@ -111,8 +111,9 @@
   {{ return(none) }}
 {% endmacro %}
 
-{#- The stage tables (`<table>__vulcan_stage_<run>`, `<table>__vulcan_changes_<run>`) a stopped
-    run left beside `relation`. The package asks the metastore (one SHOW TABLES); the `vulcan`
+{#- The stage tables (`<table>__vulcan_stage_<run>`, `__vulcan_changes_<run>`,
+    `__vulcan_groups_<run>`, an audit's `__vulcan_audit_<run>`) a stopped run left beside
+    `relation`. The package asks the metastore (one SHOW TABLES); the `vulcan`
     adapter reads dbt's relation cache of the schema (no statement). -#}
 {% macro vulcan_stale_stages(relation) %}{{ return(adapter.dispatch('vulcan_stale_stages', 'dbt_vulcan')(relation)) }}{% endmacro %}
 
@@ -121,7 +122,7 @@
   {%- set found = [] -%}
   {%- for row in run_query("show tables in " ~ relation.schema ~ " like '" ~ table ~ "__vulcan_*'") -%}
     {%- set name = row[1] | string | lower -%}
-    {%- for suffix in ['__vulcan_stage_', '__vulcan_changes_', '__vulcan_groups_'] -%}
+    {%- for suffix in ['__vulcan_stage_', '__vulcan_changes_', '__vulcan_groups_', '__vulcan_audit_'] -%}
       {%- set rest = name[(table ~ suffix) | length:] -%}
       {%- if name.startswith(table ~ suffix) and rest and rest.isalnum() and not row[2] -%}
         {%- do found.append(relation.incorporate(path={'identifier': row[1]}, type='table')) -%}

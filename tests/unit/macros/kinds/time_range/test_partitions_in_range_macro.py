@@ -77,3 +77,74 @@ def test_random_daily_partitions(days: list[int], start: int, width: int, region
     high = f"{base + timedelta(days=start + width)} 00:00:00"
     got, expected = both({"time_column": "d"}, specs, "date", low, high)
     assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("zone", "kept"),
+    [
+        # 2025-01-02 00:00 to 2025-01-03 00:00 UTC in the session's wall clock
+        ("UTC", ["2025-01-02 00:30:00", "2025-01-02 01:00:00", "2025-01-02 23:00:00"]),
+        ("Europe/Paris", ["2025-01-02 01:00:00", "2025-01-02 23:00:00", "2025-01-03 00:30:00"]),
+        ("+05:30", ["2025-01-02 23:00:00", "2025-01-03 00:30:00"]),
+        (
+            "GMT-8",
+            [
+                "2025-01-01 16:00:00",
+                "2025-01-01 23:30:00",
+                "2025-01-02 00:30:00",
+                "2025-01-02 01:00:00",
+            ],
+        ),
+        (
+            "America/Los_Angeles",
+            [
+                "2025-01-01 16:00:00",
+                "2025-01-01 23:30:00",
+                "2025-01-02 00:30:00",
+                "2025-01-02 01:00:00",
+            ],
+        ),
+    ],
+)
+def test_timestamp_partitions_are_read_in_the_session_time_zone(zone: str, kept: list[str]) -> None:
+    values = [
+        "2025-01-01 16%3A00%3A00",
+        "2025-01-01 23%3A30%3A00",
+        "2025-01-02 00%3A30%3A00",
+        "2025-01-02 01%3A00%3A00",
+        "2025-01-02 23%3A00%3A00",
+        "2025-01-03 00%3A30%3A00",
+    ]
+    specs = [f"ts={v}" for v in values]
+    cfg = validate("m", "incremental_by_time_range", {"start": "2020-01-01", "time_column": "ts"})
+    start, end = "2025-01-02 00:00:00", "2025-01-03 00:00:00"
+    got = _H.call("vulcan_partitions_in_range", cfg.as_dict(), specs, "timestamp", start, end, zone)
+    expected = [
+        partition_spec_sql(v)
+        for v in partitions_in_range(specs, cfg, "timestamp", start, end, session_zone=zone)
+    ]
+    assert got == expected
+    assert got == [f"partition (`ts` = '{v}')" for v in kept]
+
+
+def test_a_session_time_zone_it_cannot_read_is_an_error() -> None:
+    cfg = validate("m", "incremental_by_time_range", {"start": "2020-01-01", "time_column": "ts"})
+    with pytest.raises(LookupError):
+        partitions_in_range(
+            ["ts=2025-01-02 00%3A00%3A00"],
+            cfg,
+            "timestamp",
+            "2025-01-02",
+            "2025-01-03",
+            "Mars/Base",
+        )
+    with pytest.raises(Exception, match=r"spark\.sql\.session\.timeZone.*'Mars/Base'"):
+        _H.call(
+            "vulcan_partitions_in_range",
+            cfg.as_dict(),
+            ["ts=2025-01-02 00%3A00%3A00"],
+            "timestamp",
+            "2025-01-02",
+            "2025-01-03",
+            "Mars/Base",
+        )

@@ -1,13 +1,17 @@
 {#- The partitions of a parquet table (rows of SHOW PARTITIONS: 'd=2025-01-01/region=eu')
     whose time-column value lies in [start, end), as `partition (...)` specs for ALTER TABLE
     ... DROP, every value escaped. The value is read as the model's time type: a string in
-    its time format, epoch seconds or milliseconds, or a date/timestamp. Values that are not
-    times (or Hive's default partition) are skipped. tests/oracle/time_range.py's partitions_in_range is the test
-    oracle. -#}
-{% macro vulcan_partitions_in_range(cfg, partitions, time_type, start, end) %}
+    its time format, epoch seconds or milliseconds, or a date/timestamp. A TIMESTAMP value is
+    written in the session's time zone (`session_zone`, Spark's spark.sql.session.timeZone: a
+    region or an offset) and read back in it (of a wall-clock hour a change to winter time
+    repeats, the earlier); a TIMESTAMP_NTZ or a date is the UTC wall clock. Values that are not
+    times (or Hive's default partition) are skipped. tests/oracle/time_range.py's
+    partitions_in_range is the test oracle. -#}
+{% macro vulcan_partitions_in_range(cfg, partitions, time_type, start, end, session_zone='UTC') %}
   {%- set dt = modules.datetime -%}
   {%- set low, high = dbt_vulcan._vulcan_ts(start), dbt_vulcan._vulcan_ts(end) -%}
   {%- set column = cfg.time_column | lower -%}
+  {%- if time_type == 'timestamp' -%}{%- do dbt_vulcan._vulcan_session_time_to_utc(low, session_zone) -%}{%- endif -%}
   {%- set specs = [] -%}
   {%- for spec in partitions -%}
     {%- set values = [] -%}
@@ -30,6 +34,9 @@
         {%- endif -%}
       {%- else -%}
         {%- set value = dbt_vulcan._vulcan_cfg_parse_time(ns.raw, cfg.time_column).time -%}
+        {%- if value is not none and time_type == 'timestamp' -%}
+          {%- set value = dbt_vulcan._vulcan_session_time_to_utc(value, session_zone) -%}
+        {%- endif -%}
       {%- endif -%}
     {%- endif -%}
     {%- if value is not none and low <= value < high -%}
@@ -41,6 +48,24 @@
     {%- endif -%}
   {%- endfor -%}
   {{ return(specs) }}
+{% endmacro %}
+
+{#- A wall-clock time of the session's zone (a region such as 'Europe/Paris', or an offset:
+    'Z', '+02:00', 'UTC+2', 'GMT-05:30') as naive UTC; a zone neither names is an error. -#}
+{% macro _vulcan_session_time_to_utc(value, zone) %}
+  {%- set pytz = modules.pytz -%}
+  {%- set text = (zone or 'UTC') | string | trim -%}
+  {%- set m = modules.re.fullmatch('(?:UTC|GMT|UT)?([+-])(\\d{1,2})(?::?(\\d{2}))?(?::?(\\d{2}))?', text) -%}
+  {%- if text | upper in ('Z', 'UTC', 'GMT', 'UT') -%}
+    {{ return(value) }}
+  {%- elif m -%}
+    {%- set sign = -1 if m.group(1) == '-' else 1 -%}
+    {%- set offset = modules.datetime.timedelta(hours=m.group(2) | int, minutes=(m.group(3) or 0) | int, seconds=(m.group(4) or 0) | int) -%}
+    {{ return(value - offset if sign == 1 else value + offset) }}
+  {%- elif text in pytz.all_timezones_set -%}
+    {{ return(pytz.timezone(text).localize(value, is_dst=true).astimezone(pytz.utc).replace(tzinfo=none)) }}
+  {%- endif -%}
+  {{ exceptions.raise_compiler_error("The session's time zone (spark.sql.session.timeZone) " ~ dbt_vulcan._vulcan_cfg_repr(text) ~ ' is neither a region nor an offset that dbt-vulcan reads; partitions of a timestamp column are read in it. Set a region (Europe/Paris) or an offset (+02:00).') }}
 {% endmacro %}
 
 {#- Hive's %XX escapes of a partition path undone (they only escape ASCII characters). -#}
