@@ -219,14 +219,16 @@ integration-package: setup
 # the Thrift server (both modes), beside Delta, package mode's functional lane, type:
 # databricks and the example project (type: vulcan, then the package on type: spark). Lean, no
 # mode dropped. Measured 2026-11-28, two targets at once as in CI: parquet (adapter) 41, package
-# 36, Delta 23, Iceberg 20 minutes, and a CI run of 78 minutes; after this cut an estimated
-# 66 per lane. Each test left out runs in another lane or mode:
+# 36, Delta 23, Iceberg 20 minutes, and a CI run of 78 minutes; a fresh clone after this cut:
+# lint and unit 7, parquet 36, Delta 19.5, package 31 minutes, lanes about 72 (over the 60 the
+# project aims at: the next step is each test's own cost, not fewer tests). Each test left out
+# runs in another lane or mode:
 # - adapter mode on parquet leaves the kinds' own suites to package mode on parquet (the same
 #   Jinja writes; the adapter replaces only the state append, the stage listing and its own
 #   checks, which every other suite of the lane runs); adapter mode runs the kinds on Delta and
 #   Iceberg, and its example project builds every kind on parquet; eight threads run in package
 #   mode on Iceberg and on type: databricks; plan == run in `make compat`; of the SQLMesh
-#   oracles the documented SCD type 2 example and one time range history; the bad-config
+#   oracles the documented SCD type 2 examples and one time range history; the bad-config
 #   catalogue in package mode (the same Jinja validator); the package parsing on stock
 #   type: spark in package mode (every test there); non-blocking audits on the time range kind
 #   (the audit and its stage are the kinds' shared engine); a contract's table on three kinds
@@ -255,7 +257,7 @@ CI_PARQUET_DESELECT = --deselect tests/functional/reliability/test_crash.py::Tes
 	--ignore=$(KINDS)/test_scd2.py --ignore=$(KINDS)/test_tracked.py \
 	--deselect $(KINDS)/test_existing_tables.py::TestReorderedSelect \
 	--ignore=tests/functional/test_plan_equals_run.py --deselect $(THREADS_TEST) \
-	$(foreach c,scd2_time-1 scd2_time-2,--deselect "$(KINDS)/test_sqlmesh_oracle.py::TestScd2MatchesSqlmesh::test_every_step[$(c)]") \
+	$(foreach c,scd2_time-1 scd2_time-2 scd2_column-1 scd2_column-2,--deselect "$(KINDS)/test_sqlmesh_oracle.py::TestScd2MatchesSqlmesh::test_every_step[$(c)]") \
 	--deselect "$(KINDS)/test_sqlmesh_oracle.py::TestTimeRangeMatchesSqlmesh::test_every_step[time_range-2]" \
 	--deselect tests/functional/reliability/test_bad_input.py::TestBadConfigCatalogue \
 	--deselect "tests/functional/package/test_package_parse.py::test_parses_on_a_stock_adapter_with_the_package[spark]" \
