@@ -54,9 +54,15 @@ def node_kind(node: Any) -> str | None:
     return kind if kind in model_config.KINDS else None
 
 
-def relation_key(node: Any) -> str:
+def relation_key(node: Any, own_catalog: str | None = None) -> str:
+    """A model's key in the state log: `schema.alias` in the target's own catalog
+    (`own_catalog`; type: spark has none), `catalog.schema.alias` in any other."""
     alias = _get(node, "alias") or _get(node, "name")
-    return f"{_get(node, 'schema')}.{alias}".lower()
+    key = f"{_get(node, 'schema')}.{alias}".lower()
+    catalog = _get(node, "database")
+    if catalog and str(catalog).lower() != (own_catalog or "").lower():
+        return f"{catalog}.{key}".lower()
+    return key
 
 
 @dataclass

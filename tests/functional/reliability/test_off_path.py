@@ -4,6 +4,8 @@ both modes: each ran OK and lost, duplicated or misplaced rows before its fix.
 - a text time column whose format does not sort as text ('MM/dd/yyyy');
 - a date time column under an hourly cron (refused: a batch of hours replaced whole days);
 - a Spark session not in UTC (every rendered time names its UTC instant);
+- a time column whose type changes upstream (date to timestamp) while the model and its
+  recorded time type stay: every time of the later days is kept;
 - a batch written but not recorded (a crash between the write and the state append): the
   rerun replaces it, never adds to it;
 - an accumulating `when_matched` (`target.orders + source.orders`): never applied twice to a
@@ -14,6 +16,7 @@ both modes: each ran OK and lost, duplicated or misplaced rows before its fix.
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any
 
 import pytest
@@ -355,6 +358,58 @@ class TestDayColumnUnderHourlyCron:
         )
         assert not rows(project, f"show tables in {project.test_schema} like 'hourly_by_date'")
         assert processed_rows(project, "hourly_by_date") == []
+
+
+# an upstream whose time column turns from days into times (var as_times): 2024-01-01 .. 05,
+# one row a day at midnight, or two (00:00 and 13:00 UTC)
+SRC_EVENTS = """
+{{ config(materialized='table') }}
+select d as event_date, n from (
+  select {% if var('as_times', false) %} cast(d as timestamp) + make_interval(0, 0, 0, 0, h, 0, 0)
+    {% else %} d {% endif %} as d, h as n
+  from (select explode(sequence(date'2024-01-01', date'2024-01-05', interval 1 day)) as d)
+  cross join (select explode(array({{ '0, 13' if var('as_times', false) else '0' }})) as h)
+)
+"""
+
+
+@pytest.mark.profile_only("parquet")
+class TestTimeColumnTypeChangedUpstream:
+    """The log keeps the time type of the run that recorded it (date); the upstream column
+    turns into a timestamp while the model is unchanged. The day filter is half-open at the
+    day after the range, so a later run keeps every time of its days, not the midnight rows
+    only. (The format does not matter: the filter is the query's.)"""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        events = (
+            "{{ config(materialized='incremental_by_time_range', time_column='event_date', "
+            "start='2024-01-01', partition_by_time_column=false) }}\n"
+            "select event_date, n from {{ ref('src_events') }}\n"
+        )
+        return {"src_events.sql": SRC_EVENTS, "events.sql": events}
+
+    def test_a_later_run_keeps_every_time_of_its_days(self, project: Any) -> None:
+        run("run", vars={EXEC: "2024-01-03"})
+        assert [str(d) for (d,) in table_rows(project, "events", "event_date")] == [
+            "2024-01-01",
+            "2024-01-02",
+        ]
+        run("run", "-s", "src_events", vars={"as_times": True})
+        run("run", "-s", "events", vars={EXEC: "2024-01-05"})
+        # 2024-01-03 and 04: both times of each day, whatever type the table keeps
+        assert table_rows(project, "events", "cast(event_date as date), n", "1, 2") == [
+            (date(2024, 1, 1), 0),
+            (date(2024, 1, 2), 0),
+            (date(2024, 1, 3), 0),
+            (date(2024, 1, 3), 13),
+            (date(2024, 1, 4), 0),
+            (date(2024, 1, 4), 13),
+        ]
+        assert processed_rows(project, "events")[-1] == (
+            "2024-01-03 00:00:00",
+            "2024-01-05 00:00:00",
+        )
 
 
 # clicks at UTC instants, written zone-proof

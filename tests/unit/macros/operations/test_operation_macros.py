@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from decimal import Decimal
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -1446,3 +1447,29 @@ def test_compact_says_how_many_relations_it_left() -> None:
         finally:
             _H.context.update(saved)
         assert printed == [summary]
+
+
+# ----------------------------------------------------------------------------- state keys
+
+
+@pytest.mark.parametrize(
+    ("target", "catalog", "expected"),
+    [
+        ({}, None, "s.m"),  # type: spark: no catalogs
+        ({"database": "main"}, "main", "s.m"),  # the target's own catalog
+        ({"database": "Main"}, "MAIN", "s.m"),
+        ({"database": "main"}, "other", "other.s.m"),  # another catalog's s.m
+        ({"database": "hive_metastore"}, "main", "main.s.m"),
+    ],
+)
+def test_state_key_names_a_catalog_other_than_the_targets(
+    target: dict[str, str], catalog: str | None, expected: str
+) -> None:
+    h = Harness()
+    h.context["target"] = {"state_schema": "vulcan_state", **target}
+    node = {"database": catalog, "schema": "S", "alias": "M", "name": "m"}
+    # a type: databricks relation (SparkRelation refuses a database)
+    relation = SimpleNamespace(database=catalog, schema="S", identifier="M")
+    assert h.call("_vulcan_op_key", node) == expected
+    assert h.call("vulcan_relation_key", relation) == expected
+    assert operations.relation_key(node, target.get("database")) == expected

@@ -175,7 +175,7 @@
   {{ return(levels) }}
 {% endmacro %}
 
-{#- A model's key in the state log: `schema.alias`, lower case (as vulcan_relation_key). -#}
+{#- A model's key in the state log (vulcan_state_key of its catalog, schema and alias). -#}
 {% macro _vulcan_op_key(node) %}
-  {{ return(((node.schema | string) ~ '.' ~ ((node.alias or node.name) | string)) | lower) }}
+  {{ return(dbt_vulcan.vulcan_state_key(node.database, node.schema, node.alias or node.name)) }}
 {% endmacro %}
