@@ -66,6 +66,8 @@ class ModelConfig:
     lookback: int = 0
     batch_size: int | None = None
     forward_only: bool = False
+    wait_for_upstream: bool = True
+    ignore_upstream: list[str] = field(default_factory=list)
     on_destructive_change: str = "error"
     on_additive_change: str = "allow"
     disable_restatement: bool = False
@@ -150,6 +152,18 @@ def _as_list(value: Any, key: str, errors: _Collector) -> list[str]:
     if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
         return [v for v in value if v.strip()]
     errors.add(f"{key}: {value!r} is not a column name or a list of column names")
+    return []
+
+
+def _as_names(value: Any, key: str, errors: _Collector) -> list[str]:
+    """Model names: one name or a list of names, lower case."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value.strip().lower()] if value.strip() else []
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return [v.strip().lower() for v in value if v.strip()]
+    errors.add(f"{key}: {value!r} is not a model name or a list of model names")
     return []
 
 
@@ -448,6 +462,10 @@ def _scheduling(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector)
         cfg.lookback = _as_int(config.get("lookback"), "lookback", errors, 0) or 0
     cfg.batch_size = _as_int(config.get("batch_size"), "batch_size", errors, 1)
     _schedule(cfg, config, errors)
+    cfg.wait_for_upstream = _as_bool(
+        config.get("wait_for_upstream"), "wait_for_upstream", errors, True
+    )
+    cfg.ignore_upstream = _as_names(config.get("ignore_upstream"), "ignore_upstream", errors)
 
 
 def _schedule(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:

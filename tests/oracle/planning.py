@@ -28,7 +28,7 @@ from dbt.adapters.vulcan.timeutil import (
 )
 from tests.oracle.config import ModelConfig
 from tests.oracle.schedule import Interval, Schedule
-from tests.oracle.state import RelationState, merge_ranges
+from tests.oracle.state import RelationState, merge_ranges, subtract
 
 FAR_FUTURE = datetime(9999, 12, 31)
 FAR_PAST = datetime(1900, 1, 1)
@@ -172,6 +172,63 @@ def restatement_range(
 
 
 @dataclass(frozen=True)
+class Upstream:
+    """A dbt-vulcan model with intervals that a model reads (directly, or through views,
+    tables and ephemeral models): its settings and its log."""
+
+    name: str
+    cfg: ModelConfig
+    state: RelationState
+
+    def unready(self) -> list[Interval]:
+        """What the parent has not made ready: its span, from its floored start to its end
+        (or forever), minus its processed ranges (nothing is processed while a full-history
+        restatement it will rebuild for is pending), each gap widened to its own interval
+        unit's boundaries (a partial interval is not ready)."""
+        assert self.cfg.start is not None
+        schedule = self.cfg.schedule()
+        low = schedule.floor(parse_time(self.cfg.start, "start"))
+        high = parse_time(self.cfg.end, "end") if self.cfg.end else FAR_FUTURE
+        rebuilds = self.state.pending_full_restatement and not self.cfg.forward_only
+        processed = [] if rebuilds else self.state.processed
+        gaps = subtract([(low, high)], processed)
+        return merge_ranges(
+            (schedule.floor(g0), g1 if g1 >= FAR_FUTURE else schedule.ceil(g1)) for g0, g1 in gaps
+        )
+
+
+@dataclass(frozen=True)
+class HeldBack:
+    """The intervals a run holds back, merged, and the parents they wait for: each parent's
+    name and where its first unready range meeting them starts."""
+
+    ranges: list[Interval]
+    intervals: int
+    waiting: list[tuple[str, datetime]]
+
+
+def hold_back(
+    to_run: Sequence[Interval], upstream: Sequence[Upstream]
+) -> tuple[list[Interval], HeldBack]:
+    """`to_run` without the intervals an upstream model has not made ready: an interval runs
+    only when every parent has processed all of its own intervals the interval overlaps."""
+    unready = [(u.name, u.unready()) for u in upstream]
+    kept: list[Interval] = []
+    held: list[Interval] = []
+    for iv in to_run:
+        if any(s < iv[1] and e > iv[0] for _, ranges in unready for s, e in ranges):
+            held.append(iv)
+        else:
+            kept.append(iv)
+    waiting = []
+    for name, ranges in unready:
+        meeting = [s for s, e in ranges for h0, h1 in held if s < h1 and e > h0]
+        if meeting:
+            waiting.append((name, min(meeting)))
+    return kept, HeldBack(merge_ranges(held), len(held), waiting)
+
+
+@dataclass(frozen=True)
 class IntervalPlan:
     """Outcome of :func:`plan_intervals`."""
 
@@ -179,6 +236,7 @@ class IntervalPlan:
     missing: list[Interval]
     to_run: list[Interval]
     batches: list[Interval]
+    held: HeldBack = HeldBack([], 0, [])
 
 
 def plan_intervals(
@@ -191,12 +249,14 @@ def plan_intervals(
     batch_size: int | None = None,
     processed: Iterable[Interval] = (),
     explicit_range: Interval | None = None,
+    upstream: Sequence[Upstream] = (),
 ) -> IntervalPlan:
     """Compute expected, missing and to-run intervals and their batches for one model.
 
     With ``explicit_range`` the run is exactly the expected intervals inside the aligned
     range (recomputed even if processed); intervals outside the model's start/end or not
-    yet due are never run.
+    yet due are never run. The intervals an `upstream` model has not made ready are held
+    back (hold_back), whatever chose them (missing, lookback, explicit, rebuild).
     """
     expected = expected_intervals(schedule, start, end, execution_time, allow_partials)
     missing = missing_intervals(expected, processed)
@@ -205,11 +265,13 @@ def plan_intervals(
         to_run = [iv for iv in expected if low <= iv[0] and iv[1] <= high]
     else:
         to_run = apply_lookback(expected, missing, lookback)
+    to_run, held = hold_back(to_run, upstream)
     return IntervalPlan(
         expected=expected,
         missing=missing,
         to_run=to_run,
         batches=make_batches(to_run, batch_size),
+        held=held,
     )
 
 
@@ -292,6 +354,7 @@ class ModelPlan:
     first_interval: Interval
     has_state: bool = False
     rebuild: bool = False
+    held: HeldBack = HeldBack([], 0, [])
 
     @property
     def fingerprint_changed(self) -> bool:
@@ -314,6 +377,9 @@ class ModelPlan:
             "rebuild": self.rebuild,
             "all_time": [format_ts(FAR_PAST), format_ts(FAR_FUTURE)],
             "first_interval": [format_ts(s) for s in self.first_interval],
+            "held": [[format_ts(s), format_ts(e)] for s, e in self.held.ranges],
+            "held_intervals": self.held.intervals,
+            "waiting": [[name, format_ts(at)] for name, at in self.held.waiting],
         }
 
 
@@ -370,6 +436,7 @@ def plan_model(
     run_vars: RunVars,
     rebuild: bool,
     contract: list[list[Any]] | None = None,
+    upstream: Sequence[Upstream] = (),
 ) -> ModelPlan:
     """Batches of one run. `rebuild`: the table is (re)created, so all history is due.
 
@@ -397,6 +464,9 @@ def plan_model(
         batch_size=cfg.batch_size,
         processed=processed,
         explicit_range=explicit,
+        upstream=[u for u in upstream if u.name not in cfg.ignore_upstream]
+        if cfg.wait_for_upstream
+        else (),
     )
     date_grain = schedule.unit.is_date_grain
     batches = []
@@ -427,6 +497,7 @@ def plan_model(
         first_interval=first_interval(cfg),
         has_state=bool(state.rows),
         rebuild=rebuild,
+        held=planned.held,
     )
 
 

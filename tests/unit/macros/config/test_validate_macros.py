@@ -426,6 +426,7 @@ VALID: dict[str | None, list[Any]] = {
     "when_matched": [*WHEN_MATCHED[:2], ["WHEN MATCHED THEN DELETE"], []],
     "audits": [[], ["not_null"], [{"name": "x"}]],
     "scd_columns": ["*", ["a"], "a"],
+    "names": ["orders", " Orders ", ["a", "b"], ["a", " "], []],
     "interval_unit": UNITS,
     "week_start": [*DAYS, 0, 3, "sun"],
 }
@@ -459,6 +460,7 @@ def _values(key: config_keys.ConfigKey, kind: str, clean: bool = False) -> st.Se
         "when_matched": _cases(WHEN_MATCHED),
         "audits": _cases([[], ["not_null"], [{"name": "x"}], "not_null", 5, ("a",)]),
         "scd_columns": _cases(["*", ["a"], "a", [], "", 3, ["*"], [" "]]),
+        "names": _cases(["orders", " Orders ", ["a", "B"], [], "", 3, [1], [" "]]),
         None: _cases(BOOLS + COLUMNS),
     }
     return st.one_of(by_check[check], by_check[check], by_check[check], _cases(BAD))

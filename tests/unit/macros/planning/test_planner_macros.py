@@ -6,6 +6,8 @@ batches. VULCAN_PLAN_EXAMPLES sets the property test's examples (CI: 300)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -17,7 +19,14 @@ from hypothesis import strategies as st
 
 from dbt.adapters.vulcan.timeutil import format_ts
 from tests.oracle.config import validate
-from tests.oracle.planning import FAR_FUTURE, FAR_PAST, RunVars, align_range, plan_model
+from tests.oracle.planning import (
+    FAR_FUTURE,
+    FAR_PAST,
+    RunVars,
+    Upstream,
+    align_range,
+    plan_model,
+)
 from tests.oracle.schedule import IntervalUnit, Schedule
 from tests.oracle.state import RelationState, StateRow
 from tests.support.macro_harness import CompilerError, Harness, shared_harness
@@ -73,9 +82,21 @@ class Case:
     rows: list[StateRow] = field(default_factory=list)
     run_range: tuple[datetime, datetime] | None = None
     rebuild: bool = False
+    # upstream models: (name, config, log rows)
+    upstream: list[tuple[str, dict[str, Any], list[StateRow]]] = field(default_factory=list)
 
     def model_config(self) -> Any:
         return validate("m", "incremental_by_time_range", {"time_column": "d", **self.config})
+
+    def upstreams(self) -> list[Upstream]:
+        return [
+            Upstream(
+                name,
+                validate(name, "incremental_by_time_range", {"time_column": "d", **config}),
+                RelationState(tuple(rows)),
+            )
+            for name, config, rows in self.upstream
+        ]
 
     def schedule(self) -> Schedule:
         schedule: Schedule = self.model_config().schedule()
@@ -85,14 +106,20 @@ class Case:
 Batch = tuple[int, int, datetime, datetime, int, bool]
 
 
-def oracle(case: Case) -> tuple[list[Batch], bool]:
-    """The planning oracle's batches and whether it rebuilds."""
+def oracle(case: Case) -> tuple[list[Batch], bool, Any]:
+    """The planning oracle's batches, whether it rebuilds, and what it holds back."""
     run_vars = RunVars(case.execution_time, *(case.run_range or (None, None)))
     plan = plan_model(
-        case.model_config(), "select 1", RelationState(tuple(case.rows)), run_vars, case.rebuild
+        case.model_config(),
+        "select 1",
+        RelationState(tuple(case.rows)),
+        run_vars,
+        case.rebuild,
+        upstream=case.upstreams(),
     )
     batches = [(b.index, b.count, b.start, b.end, b.intervals, b.dirty) for b in plan.batches]
-    return batches, plan.rebuild
+    held = plan.as_dict()
+    return batches, plan.rebuild, (held["held"], held["held_intervals"], held["waiting"])
 
 
 def params(case: Case) -> dict[str, Any]:
@@ -113,6 +140,19 @@ def params(case: Case) -> dict[str, Any]:
         "batch_size": cfg.batch_size,
         "explicit": explicit,
         "rebuild": case.rebuild,
+        "upstream": [
+            {
+                "name": name,
+                "unready": harness().call(
+                    "_vulcan_upstream_unready",
+                    dataclasses.asdict(
+                        validate(name, "incremental_by_time_range", {"time_column": "d", **config})
+                    ),
+                    log_rows(rows),
+                ),
+            }
+            for name, config, rows in case.upstream
+        ],
     }
 
 
@@ -160,6 +200,7 @@ class JinjaPlan:
     batches: list[Batch] = field(default_factory=list)
     rebuild: bool = False
     latest: str | None = None
+    held: Any = None
 
 
 def plan(case: Case) -> JinjaPlan:
@@ -171,17 +212,24 @@ def plan(case: Case) -> JinjaPlan:
         for i, b in enumerate(found["batches"], 1)
     ]
     latest = found["summary"]["latest"]
-    return JinjaPlan(batches, found["rebuild"], latest["fingerprint"] if latest else None)
+    held = found["held"]
+    shown = (
+        [[format_ts(micros(lo)), format_ts(micros(hi))] for lo, hi in held["ranges"]],
+        held["intervals"],
+        [[w["name"], format_ts(micros(w["since"]))] for w in held["waiting"]],
+    )
+    return JinjaPlan(batches, found["rebuild"], latest["fingerprint"] if latest else None, shown)
 
 
 def check(cases: list[Case]) -> list[list[Batch]]:
     """Assert the Jinja plans equal the oracle's; return them."""
     out = []
     for case in cases:
-        expected, expected_rebuild = oracle(case)
+        expected, expected_rebuild, expected_held = oracle(case)
         found = plan(case)
         assert found.batches == expected, case
         assert found.rebuild == expected_rebuild, case
+        assert found.held == expected_held, case
         processed = [r for r in case.rows if r.kind == "processed"]
         latest = max(processed, key=lambda r: (r.recorded_at, r.seq)) if processed else None
         assert found.latest == (latest.fingerprint if latest else None), case
@@ -461,7 +509,29 @@ def cases(draw: Any) -> Case:
     if draw(st.integers(0, 3)) == 0:
         low = point(-1, 20)
         run_range = (low, low + (point(1, 10) - anchor))
-    return Case(config, execution_time, rows, run_range, draw(st.integers(0, 9)) == 0)
+    upstream = []
+    for n in range(draw(st.sampled_from([0, 0, 1, 1, 2]))):
+        parent_unit = draw(st.sampled_from(UNITS))
+        parent = Schedule.build(None, parent_unit, None)
+        parent_config: dict[str, Any] = {"interval_unit": parent_unit}
+        parent_start = parent.floor(point(-3, 3))
+        parent_config["start"] = format_ts(parent_start)
+        if draw(st.integers(0, 3)) == 0:
+            parent_config["end"] = format_ts(parent.add(parent_start, draw(st.integers(1, 40))))
+        parent_config["forward_only"] = draw(st.booleans())
+        parent_rows = []
+        for at in range(draw(st.integers(0, 5))):
+            kind = draw(st.sampled_from(["processed", "processed", "processed", "removed"]))
+            details = draw(st.sampled_from(["", "", "", RESTATE, FULL]))
+            low = parent.floor(point(-3, 26))
+            high = parent.add(low, draw(st.integers(0, 60)))
+            if kind == "processed" and draw(st.integers(0, 4)) == 0:
+                high = point(-3, 30)  # a partial interval (allow_partials)
+            rel = f"s.p{n}"
+            parent_rows.append(row(low, max(low, high), kind, at, details, relation=rel))
+        upstream.append((f"p{n}", parent_config, parent_rows))
+    rebuild = draw(st.integers(0, 9)) == 0
+    return Case(config, execution_time, rows, run_range, rebuild, upstream)
 
 
 class TestJinjaPlannerProperty:

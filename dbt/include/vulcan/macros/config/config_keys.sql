@@ -17,7 +17,7 @@
     (one name), 'time' / 'end_time' (a date, timestamp or epoch; a date-only end includes its
     day), 'cron' / 'interval_unit' / 'week_start' (the schedule, checked together),
     'time_column' (a name, [name, format] or {column:, format:}), 'when_matched', 'predicate'
-    (a non-empty SQL text), 'audits' (a list), 'scd_columns' (names or '*'); a key without
+    (a non-empty SQL text), 'names' (a model name or a list of names, lower case), 'audits' (a list), 'scd_columns' (names or '*'); a key without
     `check` is not read by the validator. `value`: the setting's normalized default (with
     `value_by_kind`, and `value_by_adapter` where the dbt adapter's own default differs: a
     model's and the state table's format on `type: databricks` is Delta, as dbt-databricks'
@@ -124,6 +124,14 @@
      'check': 'int', 'min': 1, 'value': none,
      'type': 'int ≥ 1', 'default': 'none',
      'meaning': 'at most N intervals per batch; none: each contiguous range to run is ONE batch'},
+    {'name': 'wait_for_upstream', 'kinds': SCHEDULED, 'section': TR,
+     'check': 'bool', 'value': true,
+     'type': 'bool', 'default': 'true',
+     'meaning': "an interval runs only when every dbt-vulcan model with intervals that the model reads (directly, or through views, tables and ephemeral models) has processed all of its own intervals the interval overlaps; the others wait for a later run, neither written nor recorded (see [Upstream-aware planning](#upstream-aware-planning)). false: plan from the model's own log and cron alone"},
+    {'name': 'ignore_upstream', 'kinds': SCHEDULED, 'section': TR,
+     'check': 'names', 'value': [],
+     'type': 'model name or list', 'default': 'none',
+     'meaning': "upstream dbt-vulcan models not waited for (their names); each must be one the model waits for"},
     {'name': 'allow_partials', 'kinds': [TR, UK], 'section': TR,
      'check': 'bool', 'value': false, 'checked_on': SCHEDULED,
      'type': 'bool', 'default': 'false',

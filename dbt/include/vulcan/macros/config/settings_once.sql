@@ -10,14 +10,20 @@
     again, so a bad config is still refused before anything is written. -#}
 
 {#- {rows: the relation's log rows in replay order (operations/_log.sql), key: the relation's
-     key in the log, cfg: the settings,
+     key in the log, parents, by_key: the upstream models it waits for and the log's rows by
+     key, its own and theirs (planning/upstream.sql), waits: what it waits for (set by the
+     plan), cfg: the settings,
      cron: the schedule's cron parsed (vulcan_cron_parse), settings_key, record: what this run
      records on its first row when it validated ({settings: as YAML text, cron}), else none}. -#}
 {% macro vulcan_model_state(node, kind, relation) %}
   {% do dbt_vulcan.vulcan_create_state_table() %}
   {%- set relation_key = dbt_vulcan.vulcan_relation_key(relation) -%}
-  {%- set rows = dbt_vulcan._vulcan_op_read_log([relation_key]).get(relation_key, []) -%}
-  {%- set state = dbt_vulcan._vulcan_recorded_settings(rows, dbt_vulcan.vulcan_settings_key(node, kind)) -%}
+  {#- the parents' rows in the same read (planning/upstream.sql: the intervals wait for them) -#}
+  {%- set parents = dbt_vulcan.vulcan_upstream_models(node) -%}
+  {%- set by_key = dbt_vulcan._vulcan_op_read_log([relation_key] + dbt_vulcan.vulcan_upstream_keys(parents)) -%}
+  {%- set rows = by_key.get(relation_key, []) -%}
+  {%- set state = dbt_vulcan.vulcan_recorded_settings(rows, dbt_vulcan.vulcan_settings_key(node, kind)) -%}
+  {%- do state.update({'parents': parents, 'by_key': by_key, 'waits': none}) -%}
   {%- if state.cfg is none -%}
     {%- set cfg = dbt_vulcan.vulcan_settings(node, kind) -%}
     {%- set cron = dbt_vulcan.vulcan_cron_parse(cfg.cron) -%}
@@ -33,7 +39,7 @@
 
 {#- {rows, cfg, cron, settings_key, record: none} from the newest row that recorded settings of
     `key`, or with cfg none when no row did. -#}
-{% macro _vulcan_recorded_settings(rows, key) %}
+{% macro vulcan_recorded_settings(rows, key) %}
   {%- set state = {'rows': rows, 'cfg': none, 'cron': none, 'settings_key': key, 'record': none} -%}
   {#- newest first; only a row carrying settings of this key is parsed -#}
   {%- for row in rows | reverse if key in row.details and '"settings"' in row.details and state.cfg is none -%}

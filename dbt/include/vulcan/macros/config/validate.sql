@@ -128,6 +128,7 @@
     'file_format', 'forward_only', 'disable_restatement', 'on_destructive_change',
     'on_additive_change', 'partition_by',
     'start', 'end', 'allow_partials', 'lookback', 'batch_size', 'cron',
+    'wait_for_upstream', 'ignore_upstream',
     'time_column', ['time_data_type', ['incremental_by_time_range', 'tracked']], 'partition_by_time_column',
     'unique_key', 'when_matched', 'merge_filter',
     'valid_from_name', 'valid_to_name', 'updated_at_name', 'invalidate_hard_deletes',
@@ -267,6 +268,14 @@
     {{ return({'value': none, 'errors': [name ~ ': ' ~ shown ~ ' is not one of: ' ~ allowed | join(', ')]}) }}
   {%- elif check == 'columns' -%}
     {{ return(dbt_vulcan._vulcan_cfg_columns(name, value)) }}
+  {%- elif check == 'names' -%}
+    {%- set names = [value] if value is string else value -%}
+    {%- if value is string or (dbt_vulcan._vulcan_cfg_is_list(value, false) and value | reject('string') | list | length == 0) -%}
+      {%- set out = [] -%}
+      {%- for item in names if item.strip() -%}{%- do out.append(item.strip() | lower) -%}{%- endfor -%}
+      {{ return({'value': out, 'errors': []}) }}
+    {%- endif -%}
+    {{ return({'value': [], 'errors': [name ~ ': ' ~ shown ~ ' is not a model name or a list of model names']}) }}
   {%- elif check == 'column' or check == 'predicate' -%}
     {%- if value is string and value.strip() -%}
       {{ return({'value': value.strip(), 'errors': []}) }}

@@ -1,7 +1,8 @@
 {#- Per selected model, what plan and status report (operations.build_reports):
     {name, kind, key, tracked, date_grain, processed, missing, batches, pending_restatements,
      full_restatement (a pending full restatement the next run rebuilds for: not with
-     forward_only), changed, exists, latest, error}; ranges in epoch microseconds.
+     forward_only), changed, exists, latest, error, held (what the plan holds back for its
+     upstream models: planning/upstream.sql)}; ranges in epoch microseconds.
 
     `by_key`: the log (_vulcan_op_read_log); `plans`: {unique_id: vulcan_model_plan(..)} of
     the models whose batches are reported (plan), or {} (status: batches empty, nothing
@@ -29,7 +30,7 @@
         'processed': state.processed, 'missing': missing, 'batches': plan.get('batches', []),
         'pending_restatements': state.pending_restatements, 'full_restatement': full,
         'changed': plan.get('fingerprint_changed', false), 'exists': present,
-        'latest': state.latest, 'error': none,
+        'latest': state.latest, 'error': none, 'held': plan.get('held'),
       }) -%}
     {%- endif -%}
   {%- endfor -%}

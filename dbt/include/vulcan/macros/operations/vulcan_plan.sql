@@ -66,6 +66,9 @@
       {%- if r.pending_restatements -%}
         {%- do lines.append('    restated, pending: ' ~ ranges(r.pending_restatements, r.date_grain)) -%}
       {%- endif -%}
+      {%- if r.held and r.held.intervals -%}
+        {%- do lines.append('    held back: ' ~ ranges(r.held.ranges, r.date_grain) ~ ', ' ~ dbt_vulcan.vulcan_held_back_reason(r.held)) -%}
+      {%- endif -%}
       {%- set count = r.batches | length -%}
       {%- do lines.append('    next run: ' ~ count ~ ' batch' ~ ('es' if count != 1 else '')) -%}
       {%- for b in r.batches -%}

@@ -33,11 +33,19 @@
   {%- if state is none -%}
     {% do dbt_vulcan.vulcan_create_state_table() %}
     {%- set key = dbt_vulcan.vulcan_relation_key(relation) -%}
-    {%- set rows = dbt_vulcan._vulcan_op_read_log([key]).get(key, []) -%}
+    {%- set parents = dbt_vulcan.vulcan_upstream_models(node) if cfg.start is not none else [] -%}
+    {%- set by_key = dbt_vulcan._vulcan_op_read_log([key] + dbt_vulcan.vulcan_upstream_keys(parents)) -%}
+    {%- set rows = by_key.get(key, []) -%}
+    {%- set waits = dbt_vulcan.vulcan_upstream_waits(cfg, parents, by_key) -%}
   {%- else -%}
     {%- set rows = state.rows -%}
+    {%- if state.get('waits') is none -%}
+      {%- do state.update({'waits': dbt_vulcan.vulcan_upstream_waits(cfg, state.parents, state.by_key)}) -%}
+    {%- endif -%}
+    {%- set waits = state.waits -%}
   {%- endif -%}
   {%- set batches = [] -%}
+  {%- set held = {'ranges': [], 'intervals': 0, 'waiting': []} -%}
   {%- if cfg.start is none -%}
     {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
     {%- set plan_rebuild = rebuild or (summary.pending_full and not cfg.forward_only) -%}
@@ -61,10 +69,11 @@
       'start': cfg.start, 'end': cfg.end, 'unit': cfg.interval_unit, 'week_start': cfg.week_start,
       'due_end': fmt(due_end), 'allow_partials': cfg.allow_partials, 'lookback': cfg.lookback,
       'batch_size': cfg.batch_size, 'explicit': explicit, 'rebuild': rebuild,
-      'forward_only': cfg.forward_only,
+      'forward_only': cfg.forward_only, 'upstream': waits,
     }) -%}
     {%- set summary = planned.summary -%}
     {%- set plan_rebuild = planned.rebuild -%}
+    {%- do held.update(planned.held) -%}
     {%- for row in planned.batches -%}
       {%- set b_start, b_end = dbt_vulcan._vulcan_plan_datetime(row.start), dbt_vulcan._vulcan_plan_datetime(row.end) -%}
       {%- do batches.append({
@@ -97,6 +106,7 @@
     'rebuild': plan_rebuild,
     'all_time': dbt_vulcan.vulcan_all_time(),
     'first_interval': [fmt(first_start), fmt(dbt_vulcan._vulcan_unit_add(first_start, geometry))],
+    'held': held,
     'settings_key': state.settings_key if state is not none else none,
     'settings_record': state.record if state is not none else none,
   }) }}

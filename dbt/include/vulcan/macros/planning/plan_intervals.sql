@@ -75,6 +75,10 @@
       {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
+  {#- the intervals an upstream model has not made ready are held back (upstream.sql), whatever
+      chose them -#}
+  {%- set cut = dbt_vulcan._vulcan_plan_hold_back(runs, p.get('upstream') or [], b) -%}
+  {%- set runs = cut.runs -%}
   {#- what was processed since the table was last built from nothing (the `rebuilt` row a
       rebuild records once its empty table exists, engine/prepare_target.sql): a batch meeting
       it is dirty -#}
@@ -106,7 +110,58 @@
       {%- endfor -%}
     {%- endfor -%}
   {%- endfor -%}
-  {{ return({'batches': batches, 'rebuild': rebuild, 'summary': summary}) }}
+  {{ return({'batches': batches, 'rebuild': rebuild, 'summary': summary, 'held': cut.held}) }}
+{% endmacro %}
+
+{#- `runs` (relative interval indexes [i, j]) without the intervals that meet a range an
+    upstream model has not made ready: {runs, held: {ranges (merged epoch microseconds),
+    intervals, waiting: [{name, since: where the parent's first unready range meeting a held
+    interval starts}]}} (the oracle's planning.hold_back). -#}
+{% macro _vulcan_plan_hold_back(runs, upstream, b) %}
+  {%- set held = {'ranges': [], 'intervals': 0, 'waiting': []} -%}
+  {%- if not runs or not upstream -%}{{ return({'runs': runs, 'held': held}) }}{%- endif -%}
+  {%- set low = dbt_vulcan._vulcan_plan_start_us(runs[0][0], b) -%}
+  {%- set high = dbt_vulcan._vulcan_plan_end_us(runs[-1][1], b) -%}
+  {%- set blocked = [] -%}
+  {%- for w in upstream -%}
+    {%- for r in w.unready if r[1] > low and r[0] < high -%}
+      {%- do blocked.append([dbt_vulcan._vulcan_plan_k([r[0], low] | max, b), dbt_vulcan._vulcan_plan_k([r[1], high] | min - 1, b), w.name, r[0]]) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- if not blocked -%}{{ return({'runs': runs, 'held': held}) }}{%- endif -%}
+  {%- set merged = [] -%}
+  {%- for x in blocked | sort(attribute='0') -%}
+    {%- if merged and x[0] <= merged[-1][1] + 1 -%}
+      {%- set previous = merged.pop() -%}
+      {%- do merged.append([previous[0], [previous[1], x[1]] | max]) -%}
+    {%- else -%}
+      {%- do merged.append([x[0], x[1]]) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set kept = [] -%}
+  {%- set cut = [] -%}
+  {%- for run in runs -%}
+    {%- set st = {'at': run[0]} -%}
+    {%- for m in merged if m[1] >= run[0] and m[0] <= run[1] -%}
+      {%- if m[0] > st.at -%}{%- do kept.append([st.at, m[0] - 1]) -%}{%- endif -%}
+      {%- do cut.append([[m[0], run[0]] | max, [m[1], run[1]] | min]) -%}
+      {%- do st.update({'at': m[1] + 1}) -%}
+    {%- endfor -%}
+    {%- if st.at <= run[1] -%}{%- do kept.append([st.at, run[1]]) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- set ranges = [] -%}
+  {%- for c in cut -%}
+    {%- do ranges.append([dbt_vulcan._vulcan_plan_start_us(c[0], b), dbt_vulcan._vulcan_plan_end_us(c[1], b)]) -%}
+  {%- endfor -%}
+  {%- do held.update({'ranges': dbt_vulcan._vulcan_op_merge(ranges), 'intervals': cut | map('last') | sum - cut | map('first') | sum + cut | length}) -%}
+  {%- for w in upstream -%}
+    {%- set since = [] -%}
+    {%- for x in blocked if x[2] == w.name -%}
+      {%- for c in cut if x[0] <= c[1] and x[1] >= c[0] -%}{%- do since.append(x[3]) -%}{%- endfor -%}
+    {%- endfor -%}
+    {%- if since -%}{%- do held.waiting.append({'name': w.name, 'since': since | min}) -%}{%- endif -%}
+  {%- endfor -%}
+  {{ return({'runs': kept, 'held': held}) }}
 {% endmacro %}
 
 {#- The index, relative to the first expected interval, of the interval holding epoch

@@ -1,0 +1,108 @@
+{#- Upstream-aware planning: a model's intervals wait for the dbt-vulcan models it reads.
+
+    The parents of a model are the nearest dbt-vulcan models with intervals (a kind with
+    `start`) on its dbt graph: the walk goes up `depends_on` through views, tables, ephemeral
+    models and dbt-vulcan models without intervals, and stops at seeds, snapshots and sources.
+    Their rows come in the run's one read of the log (their keys beside the model's own), so
+    waiting costs no statement. The oracle: tests/oracle/planning.py (Upstream, hold_back). -#}
+
+{#- The parent nodes of `node` (graph nodes), by name order. -#}
+{% macro vulcan_upstream_models(node) %}
+  {%- set kinds = dbt_vulcan.vulcan_kinds() -%}
+  {%- set found = {} -%}
+  {%- set seen = {} -%}
+  {%- set todo = ((node.get('depends_on') or {}).get('nodes') or []) | list -%}
+  {#- a loop over a growing list: Jinja's for runs over what was appended while it runs -#}
+  {%- for id in todo if id not in seen -%}
+    {%- do seen.update({id: true}) -%}
+    {%- set parent = graph.nodes.get(id) -%}
+    {%- if parent is not none and parent.resource_type == 'model' -%}
+      {%- set config = dbt_vulcan.vulcan_node_config(parent) -%}
+      {%- if config.get('materialized') in kinds and config.get('start') is not none -%}
+        {%- do found.update({parent.unique_id: parent}) -%}
+      {%- else -%}
+        {%- do todo.extend(((parent.get('depends_on') or {}).get('nodes') or []) | list) -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(found.values() | sort(attribute='name') | list) }}
+{% endmacro %}
+
+{#- The parents' keys in the state log, read with the model's own. -#}
+{% macro vulcan_upstream_keys(parents) %}
+  {%- set keys = [] -%}
+  {%- for parent in parents -%}{%- do keys.append(dbt_vulcan._vulcan_op_key(parent)) -%}{%- endfor -%}
+  {{ return(keys) }}
+{% endmacro %}
+
+{#- What the run waits for: [{name, unready: [[low, high] epoch microseconds]}] per parent that
+    `cfg` waits for (none with wait_for_upstream: false; not those in ignore_upstream, each of
+    which must name a parent). `by_key`: the log's rows by key, the parents' among them. A
+    parent's settings are the ones its log recorded for its definition, else validated here
+    (a parent whose config is invalid fails the run, naming it). -#}
+{% macro vulcan_upstream_waits(cfg, parents, by_key) %}
+  {%- if cfg.start is none or not cfg.get('wait_for_upstream', true) -%}{{ return([]) }}{%- endif -%}
+  {%- set ignored = cfg.get('ignore_upstream') or [] -%}
+  {%- set names = parents | map(attribute='name') | map('lower') | list -%}
+  {%- for name in ignored if name not in names -%}
+    {{ exceptions.raise_compiler_error("Invalid config for model '" ~ cfg.model ~ "': ignore_upstream: " ~ dbt_vulcan._vulcan_cfg_repr(name) ~ ' is not a dbt-vulcan model with intervals that it reads; ' ~ ('it reads: ' ~ names | join(', ') if names else 'it reads none')) }}
+  {%- endfor -%}
+  {%- set waits = [] -%}
+  {%- for parent in parents if parent.name | lower not in ignored -%}
+    {%- set kind = dbt_vulcan.vulcan_node_config(parent).get('materialized') -%}
+    {%- set rows = by_key.get(dbt_vulcan._vulcan_op_key(parent), []) -%}
+    {%- set pcfg = dbt_vulcan.vulcan_recorded_settings(rows, dbt_vulcan.vulcan_settings_key(parent, kind)).cfg -%}
+    {%- if pcfg is none -%}
+      {%- set checked = dbt_vulcan._vulcan_cfg_run(parent, kind) -%}
+      {%- if checked.message -%}
+        {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' waits for its upstream model '" ~ parent.name ~ "', whose config is invalid (set ignore_upstream: ['" ~ parent.name ~ "'] or wait_for_upstream: false to plan without it):\n" ~ checked.message) }}
+      {%- endif -%}
+      {%- set pcfg = checked.settings -%}
+    {%- endif -%}
+    {%- do waits.append({'name': parent.name, 'unready': dbt_vulcan._vulcan_upstream_unready(pcfg, rows)}) -%}
+  {%- endfor -%}
+  {{ return(waits) }}
+{% endmacro %}
+
+{#- What a parent has not made ready, merged epoch-microsecond ranges: its span (floored start
+    to end, or forever) minus its processed ranges (none while a full-history restatement it
+    rebuilds for is pending), each gap widened to its own unit's boundaries. -#}
+{% macro _vulcan_upstream_unready(pcfg, rows) %}
+  {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
+  {%- set geometry = dbt_vulcan._vulcan_unit_geometry(pcfg.interval_unit, pcfg.week_start) -%}
+  {%- set us = dbt_vulcan._vulcan_plan_micros -%}
+  {%- set dt = dbt_vulcan._vulcan_plan_datetime -%}
+  {%- set forever = us(modules.datetime.datetime(9999, 12, 31)) -%}
+  {%- set low = us(dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_ts(pcfg.start), geometry)) -%}
+  {%- set high = us(dbt_vulcan._vulcan_ts(pcfg.end)) if pcfg.end else forever -%}
+  {%- set processed = [] if summary.pending_full and not pcfg.forward_only else summary.processed -%}
+  {%- set gaps = [] -%}
+  {%- set st = {'cursor': low} -%}
+  {%- for r in processed if r[1] > st.cursor and r[0] < high -%}
+    {%- if r[0] > st.cursor -%}{%- do gaps.append([st.cursor, r[0]]) -%}{%- endif -%}
+    {%- do st.update({'cursor': [st.cursor, r[1]] | max}) -%}
+  {%- endfor -%}
+  {%- if st.cursor < high -%}{%- do gaps.append([st.cursor, high]) -%}{%- endif -%}
+  {%- set widened = [] -%}
+  {%- for g in gaps -%}
+    {%- set g_high = g[1] if g[1] >= forever else us(dbt_vulcan._vulcan_unit_ceil(dt(g[1]), geometry)) -%}
+    {%- do widened.append([us(dbt_vulcan._vulcan_unit_floor(dt(g[0]), geometry)), g_high]) -%}
+  {%- endfor -%}
+  {{ return(dbt_vulcan._vulcan_op_merge(widened)) }}
+{% endmacro %}
+
+{#- The run's log line for what it holds back (none when nothing is). -#}
+{% macro vulcan_held_back_message(cfg, held) %}
+  {%- if not held or not held.intervals -%}{{ return(none) }}{%- endif -%}
+  {%- set date_grain = cfg.interval_unit in ('day', 'week', 'month', 'quarter', 'year') -%}
+  {{ return("Model '" ~ cfg.model ~ "': " ~ held.intervals ~ ' interval' ~ ('s' if held.intervals != 1 else '') ~ ' held back (' ~ dbt_vulcan._vulcan_op_ranges(held.ranges, date_grain) ~ '), ' ~ dbt_vulcan.vulcan_held_back_reason(held) ~ '; a later run picks them up') }}
+{% endmacro %}
+
+{#- "waiting for `p` (not processed from <time>), ..." -#}
+{% macro vulcan_held_back_reason(held) %}
+  {%- set why = [] -%}
+  {%- for w in held.waiting -%}
+    {%- do why.append('`' ~ w.name ~ '` (not processed from ' ~ dbt_vulcan._vulcan_format_ts(dbt_vulcan._vulcan_plan_datetime(w.since)) ~ ')') -%}
+  {%- endfor -%}
+  {{ return('waiting for ' ~ why | join(', ')) }}
+{% endmacro %}
