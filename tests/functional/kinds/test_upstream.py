@@ -103,7 +103,7 @@ class TestDailyWaitsForHourly:
             (date(2025, 4, 2), 36),
         ]
 
-        # vulcan_plan says the same
+        # vulcan_plan and vulcan_status say the same
         capsys.readouterr()
         run(
             "run-operation",
@@ -116,6 +116,10 @@ class TestDailyWaitsForHourly:
             "held back: 2025-04-02 - 2025-04-02, waiting for `hourly_events` (not processed from "
             "2025-04-02 18:00:00)" in out
         ), out
+
+        run("run-operation", "vulcan_status", "--args", '{"select": "daily_counts"}')
+        out = str(capsys.readouterr().out)
+        assert "waiting for `hourly_events` (not processed from 2025-04-02 18:00:00)" in out, out
 
         # the hourly job catches up, then the daily job fills the day: a clean run's table
         run("run", "-s", "hourly_events", vars={EXEC: "2025-04-03 00:05:00"})

@@ -7,7 +7,6 @@ batches. VULCAN_PLAN_EXAMPLES sets the property test's examples (CI: 300)."""
 from __future__ import annotations
 
 import dataclasses
-
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta

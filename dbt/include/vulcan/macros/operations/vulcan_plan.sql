@@ -6,19 +6,57 @@
 {% macro vulcan_plan(select=none, start=none, end=none, execution_time=none) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set run = dbt_vulcan.vulcan_run_vars(none, {'vulcan_start': start, 'vulcan_end': end, 'vulcan_execution_time': execution_time}) -%}
+  {#- one read: the selected models' rows and their upstream models' (planning/upstream.sql) -#}
   {%- set keys = [] -%}
-  {%- for node in found.nodes -%}{%- do keys.append(dbt_vulcan._vulcan_op_key(node)) -%}{%- endfor -%}
-  {%- set by_key = dbt_vulcan._vulcan_op_read_log(keys) -%}
+  {%- set parents = {} -%}
+  {%- for node in found.nodes -%}
+    {%- do keys.append(dbt_vulcan._vulcan_op_key(node)) -%}
+    {%- do parents.update({node.unique_id: dbt_vulcan.vulcan_upstream_models(node)}) -%}
+    {%- do keys.extend(dbt_vulcan.vulcan_upstream_keys(parents[node.unique_id])) -%}
+  {%- endfor -%}
+  {%- set by_key = dbt_vulcan._vulcan_op_read_log(keys | unique | list) -%}
+  {%- set reports = dbt_vulcan._vulcan_op_reports(found.nodes, found.exists, by_key, run, {}) -%}
+  {#- planned in DAG order, as `dbt run` of the same selection runs them: a model waits for
+      what its selected parents will have processed once their own planned batches ran -#}
+  {%- set as_run = {} -%}
+  {%- do as_run.update(by_key) -%}
   {%- set plans = {} -%}
   {%- for node in found.nodes -%}
     {%- set checked = dbt_vulcan._vulcan_cfg_run(node, node.config.materialized) -%}
     {%- if not checked.message -%}
+      {%- set key = dbt_vulcan._vulcan_op_key(node) -%}
       {%- set relation = {'schema': node.schema, 'identifier': node.alias or node.name} -%}
-      {%- do plans.update({node.unique_id: dbt_vulcan.vulcan_model_plan(checked.settings, relation, not found.exists[node.unique_id], node, run)}) -%}
+      {%- set state = {'rows': as_run.get(key, []), 'parents': parents[node.unique_id], 'by_key': as_run, 'waits': none, 'cron': none, 'settings_key': none, 'record': none} -%}
+      {%- set plan = dbt_vulcan.vulcan_model_plan(checked.settings, relation, not found.exists[node.unique_id], node, run, state) -%}
+      {%- do plans.update({node.unique_id: plan}) -%}
+      {%- do as_run.update({key: as_run.get(key, []) + dbt_vulcan._vulcan_plan_rows_as_run(key, plan)}) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set reports = dbt_vulcan._vulcan_op_reports(found.nodes, found.exists, by_key, run, plans) -%}
+  {%- for r in reports -%}
+    {%- set plan = plans.get(found.nodes[loop.index0].unique_id) -%}
+    {%- if plan is not none and not r.error -%}
+      {%- do r.update({'batches': plan.batches, 'changed': plan.fingerprint_changed, 'held': plan.held}) -%}
+    {%- endif -%}
+  {%- endfor -%}
   {{ print(dbt_vulcan._vulcan_op_format_plan(reports, run.execution_time)) }}
+{% endmacro %}
+
+{#- The log rows a model's planned batches would add once run: a rebuild's reset marker, then
+    each batch processed (what the children of a selected model plan with). -#}
+{% macro _vulcan_plan_rows_as_run(key, plan) %}
+  {%- set out = [] -%}
+  {%- set base = {'relation': key, 'model_id': '', 'fingerprint': plan.fingerprint, 'invocation_id': 'vulcan_plan', 'at': 9223372036854775807, 'append_id': ''} -%}
+  {%- if plan.rebuild -%}
+    {%- set row = {'row_type': 'removed', 'start': dbt_vulcan._vulcan_micros(modules.datetime.datetime(1900, 1, 1)), 'end': dbt_vulcan._vulcan_micros(modules.datetime.datetime(9999, 12, 31)), 'seq': 0, 'details': '{"reset": true, "rebuilt": true}'} -%}
+    {%- do row.update(base) -%}
+    {%- do out.append(row) -%}
+  {%- endif -%}
+  {%- for b in plan.batches if b.tracked -%}
+    {%- set row = {'row_type': 'processed', 'start': dbt_vulcan._vulcan_micros(dbt_vulcan._vulcan_ts(b.start)), 'end': dbt_vulcan._vulcan_micros(dbt_vulcan._vulcan_ts(b.end)), 'seq': loop.index, 'details': ''} -%}
+    {%- do row.update(base) -%}
+    {%- do out.append(row) -%}
+  {%- endfor -%}
+  {{ return(out) }}
 {% endmacro %}
 
 {#- The plan's text (operations.format_plan). -#}

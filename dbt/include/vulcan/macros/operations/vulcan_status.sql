@@ -1,6 +1,7 @@
 {#- dbt run-operation vulcan_status --args '{select: ..., since: 2025-01-01, until: 2025-01-31}'
     Per model: processed coverage and its gaps (within since .. until), missing intervals and
-    the latest run. One read of the state log. -#}
+    the latest run, and what the missing intervals wait for (the upstream models that have not
+    processed them: planning/upstream.sql). One read of the state log. -#}
 {% macro vulcan_status(select=none, since=none, until=none) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set run = dbt_vulcan.vulcan_run_vars(none, {}) -%}
@@ -11,10 +12,32 @@
     {%- do window.update({name: parsed.time}) -%}
   {%- endfor -%}
   {%- set keys = [] -%}
-  {%- for node in found.nodes -%}{%- do keys.append(dbt_vulcan._vulcan_op_key(node)) -%}{%- endfor -%}
-  {%- set by_key = dbt_vulcan._vulcan_op_read_log(keys) -%}
+  {%- set parents = {} -%}
+  {%- for node in found.nodes -%}
+    {%- do keys.append(dbt_vulcan._vulcan_op_key(node)) -%}
+    {%- do parents.update({node.unique_id: dbt_vulcan.vulcan_upstream_models(node)}) -%}
+    {%- do keys.extend(dbt_vulcan.vulcan_upstream_keys(parents[node.unique_id])) -%}
+  {%- endfor -%}
+  {%- set by_key = dbt_vulcan._vulcan_op_read_log(keys | unique | list) -%}
   {%- set reports = dbt_vulcan._vulcan_op_reports(found.nodes, found.exists, by_key, run, {}) -%}
-  {{ print(dbt_vulcan._vulcan_op_format_status(reports, window.since, window.until)) }}
+  {#- what each model's missing intervals wait for (planning/upstream.sql) -#}
+  {%- set waiting = {} -%}
+  {%- for node in found.nodes -%}
+    {%- set r = reports[loop.index0] -%}
+    {%- if not r.error and r.tracked and r.missing -%}
+      {%- set cfg = dbt_vulcan._vulcan_cfg_run(node, node.config.materialized).settings -%}
+      {%- set held = {'waiting': []} -%}
+      {%- for w in dbt_vulcan.vulcan_upstream_waits(cfg, parents[node.unique_id], by_key) -%}
+        {%- set since = [] -%}
+        {%- for u in w.unready -%}
+          {%- for m in r.missing if u[0] < m[1] and u[1] > m[0] -%}{%- do since.append(u[0]) -%}{%- endfor -%}
+        {%- endfor -%}
+        {%- if since -%}{%- do held.waiting.append({'name': w.name, 'since': since | min}) -%}{%- endif -%}
+      {%- endfor -%}
+      {%- if held.waiting -%}{%- do waiting.update({r.name: dbt_vulcan.vulcan_held_back_reason(held)}) -%}{%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ print(dbt_vulcan._vulcan_op_format_status(reports, window.since, window.until, waiting)) }}
 {% endmacro %}
 
 {#- What the status shows, per report (oracle: operations.status_facts): the report's name,
@@ -46,8 +69,9 @@
   {{ return(facts) }}
 {% endmacro %}
 
-{#- The status text: _vulcan_op_status_facts, a few lines per model. -#}
-{% macro _vulcan_op_format_status(reports, since, until) %}
+{#- The status text: _vulcan_op_status_facts, a few lines per model; `waiting`: {name: what its
+    missing intervals wait for}. -#}
+{% macro _vulcan_op_format_status(reports, since, until, waiting={}) %}
   {%- set ranges = dbt_vulcan._vulcan_op_ranges -%}
   {%- set lines = ['vulcan status'] -%}
   {%- for f in dbt_vulcan._vulcan_op_status_facts(reports, since, until) -%}
@@ -59,6 +83,7 @@
         {%- do lines.append('  coverage: ' ~ ranges(f.covered, f.date_grain)) -%}
         {%- do lines.append('  gaps:     ' ~ ranges(f.gaps, f.date_grain)) -%}
         {%- do lines.append('  missing:  ' ~ ranges(f.missing, f.date_grain)) -%}
+        {%- if waiting.get(f.name) -%}{%- do lines.append('  ' ~ waiting[f.name]) -%}{%- endif -%}
       {%- else -%}
         {%- do lines.append('  intervals: not tracked (each run computes the whole query; no start)') -%}
       {%- endif -%}
