@@ -90,7 +90,7 @@ functional-delta: setup
 # checks of its own Python; `make compat` runs plan == run in package mode on every dbt-core
 # and Spark), and the kinds' own tests run here.
 PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/functional/reliability/test_settings_once.py $(KINDS)/test_time_range.py $(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py \
-	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py $(KINDS)/test_tracked.py \
+	$(KINDS)/test_unique_key.py $(KINDS)/test_scd2.py $(KINDS)/test_tracked.py $(KINDS)/test_upstream.py \
 	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py tests/functional/test_extension_points.py $(KINDS)/test_existing_tables.py $(THREADS_TEST) \
@@ -174,6 +174,7 @@ DATABRICKS_TESTS := \
 	$(KINDS)/test_partition.py::TestPartition::test_replaces_present_keys_keeps_absent_inserts_new \
 	$(KINDS)/test_existing_tables.py::TestReorderedSelect \
 	$(KINDS)/test_tracked.py::TestTrackedHistories \
+	$(KINDS)/test_upstream.py \
 	tests/functional/test_contracts.py::TestContractConstraints \
 	tests/functional/test_dbt_native.py::TestDbtNative::test_show_runs_the_next_batch \
 	tests/functional/test_operations.py::TestOperations::test_plan_predicts_the_next_run \

@@ -198,6 +198,18 @@ class Upstream:
 
 
 @dataclass(frozen=True)
+class Signal:
+    """The answer of a model's `ready_when` for one run: the time up to which its inputs are
+    ready; an interval ending after it waits (a false or NULL answer: the due range's start)."""
+
+    ready_until: datetime
+    name: str = "signal ready_when"
+
+    def unready(self) -> list[Interval]:
+        return [(self.ready_until, FAR_FUTURE)]
+
+
+@dataclass(frozen=True)
 class HeldBack:
     """The intervals a run holds back, merged, and the parents they wait for: each parent's
     name and where its first unready range meeting them starts."""
@@ -208,7 +220,7 @@ class HeldBack:
 
 
 def hold_back(
-    to_run: Sequence[Interval], upstream: Sequence[Upstream]
+    to_run: Sequence[Interval], upstream: Sequence[Upstream | Signal]
 ) -> tuple[list[Interval], HeldBack]:
     """`to_run` without the intervals an upstream model has not made ready: an interval runs
     only when every parent has processed all of its own intervals the interval overlaps."""
@@ -249,7 +261,7 @@ def plan_intervals(
     batch_size: int | None = None,
     processed: Iterable[Interval] = (),
     explicit_range: Interval | None = None,
-    upstream: Sequence[Upstream] = (),
+    upstream: Sequence[Upstream | Signal] = (),
 ) -> IntervalPlan:
     """Compute expected, missing and to-run intervals and their batches for one model.
 
@@ -437,6 +449,7 @@ def plan_model(
     rebuild: bool,
     contract: list[list[Any]] | None = None,
     upstream: Sequence[Upstream] = (),
+    signal: datetime | None = None,
 ) -> ModelPlan:
     """Batches of one run. `rebuild`: the table is (re)created, so all history is due.
 
@@ -464,9 +477,14 @@ def plan_model(
         batch_size=cfg.batch_size,
         processed=processed,
         explicit_range=explicit,
-        upstream=[u for u in upstream if u.name not in cfg.ignore_upstream]
-        if cfg.wait_for_upstream
-        else (),
+        upstream=[
+            *(
+                [u for u in upstream if u.name not in cfg.ignore_upstream]
+                if cfg.wait_for_upstream
+                else []
+            ),
+            *([Signal(signal)] if signal is not None else []),
+        ],
     )
     date_grain = schedule.unit.is_date_grain
     batches = []

@@ -2,18 +2,21 @@
 run as two jobs (two dbt invocations with their own selection and execution time). The hourly
 job fails for its last hours; the daily job then holds the incomplete day back, neither
 writing nor recording it, says why, and fills it once the hourly job has caught up: the table
-equals a clean run's. The planning is the same Jinja on every format: parquet in both modes
+equals a clean run's. A signal (`ready_when`) holds back a day its source has not delivered.
+The planning is the same Jinja on every format: parquet in both modes
 and `type: databricks` (its relations and catalog)."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.support.functional import processed_rows, rows, run, table_rows
+from tests.support.functional import processed_rows, rows, run, state_rows, table_rows
 
 pytestmark = pytest.mark.profile_only("parquet", "databricks")
 
@@ -65,7 +68,9 @@ class TestDailyWaitsForHourly:
             "daily_misnamed.sql": daily(ignore_upstream=["hourly_evnts"]),
         }
 
-    def test_a_day_waits_until_its_hours_are_processed(self, project: Any, capsys: Any) -> None:
+    def test_a_day_waits_until_its_hours_are_processed(
+        self, project: Any, capsys: Any, logs_dir: str
+    ) -> None:
         run("run", "-s", "src_events")
         # the hourly job at midnight: its batch from 18:00 fails
         run(
@@ -102,6 +107,14 @@ class TestDailyWaitsForHourly:
             (date(2025, 4, 1), 48),
             (date(2025, 4, 2), 36),
         ]
+        # waiting costs no statement: the parents' rows come in the one state read
+        log = (Path(logs_dir) / "dbt.log").read_text()
+        invocation = log[log.rfind("Running with dbt=") :]
+        count = {
+            name: len(re.findall(rf"On model\.[^.\s]+\.{name}: ", invocation))
+            for name in ("daily_counts", "daily_eager")
+        }
+        assert count["daily_counts"] == count["daily_eager"] > 0, count
 
         # vulcan_plan and vulcan_status say the same
         capsys.readouterr()
@@ -133,6 +146,32 @@ class TestDailyWaitsForHourly:
             "2025-04-03 00:00:00",
         )
 
+        # a restatement along the DAG: the child, run in its own job first, waits for the
+        # parent to recompute its hours, then recomputes its day
+        args = (
+            '{"select": "hourly_events+", "start": "2025-04-02 10:00", "end": "2025-04-02 12:00"}'
+        )
+        run("run-operation", "vulcan_restate", "--args", args)
+        _, out = run_dbt_and_capture(
+            ["run", "-s", "daily_counts", "--vars", f'{{"{EXEC}": "2025-04-03 00:10:00"}}']
+        )
+        assert "waiting for `hourly_events` (not processed from 2025-04-02 10:00:00)" in out, out
+        # nothing recorded since the restatement removed the day
+        assert state_rows(project, "daily_counts")[-1] == (
+            "2025-04-02 00:00:00",
+            "2025-04-03 00:00:00",
+            "removed",
+        )
+        run("run", "-s", "hourly_events", "daily_counts", vars={EXEC: "2025-04-03 00:10:00"})
+        assert table_rows(project, "daily_counts", "d, n") == [
+            (date(2025, 4, 1), 48),
+            (date(2025, 4, 2), 48),
+        ]
+        assert processed_rows(project, "hourly_events")[-1] == (
+            "2025-04-02 10:00:00",
+            "2025-04-02 12:00:00",
+        )
+
     def test_ignore_upstream_must_name_a_parent(self, project: Any) -> None:
         _, out = run_dbt_and_capture(
             ["run", "-s", "daily_misnamed", "--vars", f'{{"{EXEC}": "2025-04-03 00:05:00"}}'],
@@ -143,3 +182,51 @@ class TestDailyWaitsForHourly:
             "not a dbt-vulcan model with intervals that it reads; it reads: hourly_events"
         ) in out, out
         assert not rows(project, f"show tables in {project.test_schema} like 'daily_misnamed'")
+
+
+# what the loader has delivered: events up to `loaded_until`
+SRC_LOADS = """
+{{ config(materialized='table') }}
+select to_timestamp('{{ var("loaded_until", "2025-04-02 12:00:00") }}') as loaded_until
+"""
+
+LATE_DAILY = """
+{{ config(materialized='incremental_by_time_range', time_column='d', start='2025-04-01',
+          ready_when='select max(loaded_until) from ' ~ target.schema ~ '.src_loads') }}
+select to_date(ts) as d, count(*) as n from {{ ref('src_events') }}
+where ts >= @start_dt and ts < @end_dt group by to_date(ts)
+"""
+
+
+class TestSignalOnALateSource:
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {
+            "src_events.sql": SRC_EVENTS,
+            "src_loads.sql": SRC_LOADS,
+            "late_daily.sql": LATE_DAILY,
+        }
+
+    def test_a_day_waits_for_its_source_to_land(self, project: Any) -> None:
+        run("run", "-s", "src_events", "src_loads")
+        _, out = run_dbt_and_capture(
+            ["run", "-s", "late_daily", "--vars", f'{{"{EXEC}": "2025-04-03 00:05:00"}}']
+        )
+        assert (
+            "Model 'late_daily': 1 interval held back (2025-04-02 - 2025-04-02), waiting for "
+            "the signal `ready_when` (not ready from 2025-04-02 12:00:00); a later run picks "
+            "them up" in out
+        ), out
+        assert table_rows(project, "late_daily", "d, n") == [(date(2025, 4, 1), 48)]
+
+        # the loader catches up
+        run("run", "-s", "src_loads", vars={"loaded_until": "2025-04-03 00:00:00"})
+        run("run", "-s", "late_daily", vars={EXEC: "2025-04-03 00:05:00"})
+        assert table_rows(project, "late_daily", "d, n") == [
+            (date(2025, 4, 1), 48),
+            (date(2025, 4, 2), 48),
+        ]
+        assert processed_rows(project, "late_daily") == [
+            ("2025-04-01 00:00:00", "2025-04-02 00:00:00"),
+            ("2025-04-02 00:00:00", "2025-04-03 00:00:00"),
+        ]

@@ -83,6 +83,8 @@ class Case:
     rebuild: bool = False
     # upstream models: (name, config, log rows)
     upstream: list[tuple[str, dict[str, Any], list[StateRow]]] = field(default_factory=list)
+    # a signal's answer: the time up to which the inputs are ready
+    signal: datetime | None = None
 
     def model_config(self) -> Any:
         return validate("m", "incremental_by_time_range", {"time_column": "d", **self.config})
@@ -115,6 +117,7 @@ def oracle(case: Case) -> tuple[list[Batch], bool, Any]:
         run_vars,
         case.rebuild,
         upstream=case.upstreams(),
+        signal=case.signal,
     )
     batches = [(b.index, b.count, b.start, b.end, b.intervals, b.dirty) for b in plan.batches]
     held = plan.as_dict()
@@ -151,7 +154,12 @@ def params(case: Case) -> dict[str, Any]:
                 ),
             }
             for name, config, rows in case.upstream
-        ],
+        ]
+        + (
+            [{"name": "signal ready_when", "unready": [[to_us(case.signal), to_us(FAR_FUTURE)]]}]
+            if case.signal is not None
+            else []
+        ),
     }
 
 
@@ -530,7 +538,8 @@ def cases(draw: Any) -> Case:
             parent_rows.append(row(low, max(low, high), kind, at, details, relation=rel))
         upstream.append((f"p{n}", parent_config, parent_rows))
     rebuild = draw(st.integers(0, 9)) == 0
-    return Case(config, execution_time, rows, run_range, rebuild, upstream)
+    signal = point(-2, 30) if draw(st.integers(0, 4)) == 0 else None
+    return Case(config, execution_time, rows, run_range, rebuild, upstream, signal)
 
 
 class TestJinjaPlannerProperty:

@@ -19,7 +19,7 @@
   {% do dbt_vulcan.vulcan_create_state_table() %}
   {%- set relation_key = dbt_vulcan.vulcan_relation_key(relation) -%}
   {#- the parents' rows in the same read (planning/upstream.sql: the intervals wait for them) -#}
-  {%- set parents = dbt_vulcan.vulcan_upstream_models(node) -%}
+  {%- set parents = dbt_vulcan.vulcan_upstream_models(node) if dbt_vulcan.vulcan_node_config(node).get('start') is not none else [] -%}
   {%- set by_key = dbt_vulcan._vulcan_op_read_log([relation_key] + dbt_vulcan.vulcan_upstream_keys(parents)) -%}
   {%- set rows = by_key.get(relation_key, []) -%}
   {%- set state = dbt_vulcan.vulcan_recorded_settings(rows, dbt_vulcan.vulcan_settings_key(node, kind)) -%}

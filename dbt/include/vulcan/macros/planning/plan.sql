@@ -65,12 +65,21 @@
     {%- if run.start is not none and not rebuild -%}
       {%- set explicit = [fmt(dbt_vulcan._vulcan_unit_floor(run.start, geometry)), fmt(dbt_vulcan._vulcan_unit_ceil(run.end, geometry))] -%}
     {%- endif -%}
-    {%- set planned = dbt_vulcan.vulcan_plan_intervals(rows, {
+    {%- set p = {
       'start': cfg.start, 'end': cfg.end, 'unit': cfg.interval_unit, 'week_start': cfg.week_start,
       'due_end': fmt(due_end), 'allow_partials': cfg.allow_partials, 'lookback': cfg.lookback,
       'batch_size': cfg.batch_size, 'explicit': explicit, 'rebuild': rebuild,
       'forward_only': cfg.forward_only, 'upstream': waits,
-    }) -%}
+    } -%}
+    {%- set planned = dbt_vulcan.vulcan_plan_intervals(rows, p) -%}
+    {#- a signal (ready_when): asked once, over what is due, only when something is -#}
+    {%- if cfg.get('ready_when') and planned.batches -%}
+      {%- set ready_until = dbt_vulcan.vulcan_signal_ready_until(cfg, planned.batches[0].start, planned.batches[-1].end, run.execution_time) -%}
+      {%- if ready_until is not none -%}
+        {%- do p.update({'upstream': waits + [{'name': 'signal ready_when', 'unready': [[ready_until, dbt_vulcan._vulcan_plan_micros(modules.datetime.datetime(9999, 12, 31))]]}]}) -%}
+        {%- set planned = dbt_vulcan.vulcan_plan_intervals(rows, p) -%}
+      {%- endif -%}
+    {%- endif -%}
     {%- set summary = planned.summary -%}
     {%- set plan_rebuild = planned.rebuild -%}
     {%- do held.update(planned.held) -%}

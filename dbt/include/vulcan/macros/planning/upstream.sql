@@ -98,11 +98,42 @@
   {{ return("Model '" ~ cfg.model ~ "': " ~ held.intervals ~ ' interval' ~ ('s' if held.intervals != 1 else '') ~ ' held back (' ~ dbt_vulcan._vulcan_op_ranges(held.ranges, date_grain) ~ '), ' ~ dbt_vulcan.vulcan_held_back_reason(held) ~ '; a later run picks them up') }}
 {% endmacro %}
 
-{#- "waiting for `p` (not processed from <time>), ..." -#}
+{#- "waiting for `p` (not processed from <time>), the signal `ready_when` (not ready from
+    <time>)" -#}
 {% macro vulcan_held_back_reason(held) %}
   {%- set why = [] -%}
   {%- for w in held.waiting -%}
-    {%- do why.append('`' ~ w.name ~ '` (not processed from ' ~ dbt_vulcan._vulcan_format_ts(dbt_vulcan._vulcan_plan_datetime(w.since)) ~ ')') -%}
+    {%- set since = dbt_vulcan._vulcan_format_ts(dbt_vulcan._vulcan_plan_datetime(w.since)) -%}
+    {%- if w.name.startswith('signal ') -%}
+      {%- do why.append('the signal `' ~ w.name[7:] ~ '` (not ready from ' ~ since ~ ')') -%}
+    {%- else -%}
+      {%- do why.append('`' ~ w.name ~ '` (not processed from ' ~ since ~ ')') -%}
+    {%- endif -%}
   {%- endfor -%}
   {{ return('waiting for ' ~ why | join(', ')) }}
+{% endmacro %}
+
+{#- A signal's answer (`ready_when`) for the due range [start, end) (epoch microseconds): none
+    when everything is ready, else the time from which intervals wait (epoch microseconds).
+    One statement: the SQL with the range's time tokens, as a scalar, written as JSON in UTC
+    (a true, a false or NULL, a date or a timestamp, whatever the session's time zone). -#}
+{% macro vulcan_signal_ready_until(cfg, start, end, execution_time) %}
+  {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
+  {%- set dt = dbt_vulcan._vulcan_plan_datetime -%}
+  {%- set tokens = dbt_vulcan.vulcan_time_tokens(fmt(dt(start)), fmt(dt(end)), fmt(execution_time)) -%}
+  {%- set answer = run_query(dbt_vulcan.vulcan_signal_sql(cfg.ready_when, tokens)).columns[0].values()[0] -%}
+  {%- set value = (fromjson(answer, {}) if answer else {}).get('v') -%}
+  {%- if value is sameas true -%}{{ return(none) }}{%- endif -%}
+  {%- if value is none or value is sameas false -%}{{ return(start) }}{%- endif -%}
+  {%- if value is string and modules.re.fullmatch('\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?)?', value) -%}
+    {%- set ready = dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_ts(value)) -%}
+    {{ return(none if ready >= end else [ready, start] | max) }}
+  {%- endif -%}
+  {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': ready_when answered " ~ (answer | string) ~ '; a signal answers true, false, NULL, a date or a timestamp') }}
+{% endmacro %}
+
+{#- The statement that asks a signal: its SQL (an expression or a scalar query) with the time
+    tokens rendered, written as JSON {"v": ...} with times in UTC. -#}
+{% macro vulcan_signal_sql(ready_when, tokens) %}
+  {{ return("select to_json(named_struct('v', (" ~ dbt_vulcan.vulcan_render_tokens(ready_when, tokens) ~ ")), map('timeZone', 'UTC', 'timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS', 'dateFormat', 'yyyy-MM-dd')) as answer") }}
 {% endmacro %}
