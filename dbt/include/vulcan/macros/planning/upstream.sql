@@ -76,15 +76,8 @@
   {%- set low = us(dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_ts(pcfg.start), geometry)) -%}
   {%- set high = us(dbt_vulcan._vulcan_ts(pcfg.end)) if pcfg.end else forever -%}
   {%- set processed = [] if summary.pending_full and not pcfg.forward_only else summary.processed -%}
-  {%- set gaps = [] -%}
-  {%- set st = {'cursor': low} -%}
-  {%- for r in processed if r[1] > st.cursor and r[0] < high -%}
-    {%- if r[0] > st.cursor -%}{%- do gaps.append([st.cursor, r[0]]) -%}{%- endif -%}
-    {%- do st.update({'cursor': [st.cursor, r[1]] | max}) -%}
-  {%- endfor -%}
-  {%- if st.cursor < high -%}{%- do gaps.append([st.cursor, high]) -%}{%- endif -%}
   {%- set widened = [] -%}
-  {%- for g in gaps -%}
+  {%- for g in dbt_vulcan._vulcan_op_subtract([[low, high]], processed) -%}
     {%- set g_high = g[1] if g[1] >= forever else us(dbt_vulcan._vulcan_unit_ceil(dt(g[1]), geometry)) -%}
     {%- do widened.append([us(dbt_vulcan._vulcan_unit_floor(dt(g[0]), geometry)), g_high]) -%}
   {%- endfor -%}
