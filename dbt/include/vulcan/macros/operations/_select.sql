@@ -12,6 +12,19 @@
   {{ return({'nodes': selected.nodes, 'named': selected.named, 'exists': exists}) }}
 {% endmacro %}
 
+{#- The one read of the log for the operations: {by_key: the rows of `nodes` and of the upstream
+    models they wait for (planning/upstream.sql), parents: {unique_id: those upstream nodes}}. -#}
+{% macro _vulcan_op_read_with_upstream(nodes) %}
+  {%- set keys = [] -%}
+  {%- set parents = {} -%}
+  {%- for node in nodes -%}
+    {%- do keys.append(dbt_vulcan._vulcan_op_key(node)) -%}
+    {%- do parents.update({node.unique_id: dbt_vulcan.vulcan_upstream_models(node)}) -%}
+    {%- do keys.extend(dbt_vulcan.vulcan_upstream_keys(parents[node.unique_id])) -%}
+  {%- endfor -%}
+  {{ return({'by_key': dbt_vulcan._vulcan_op_read_log(keys | unique | list), 'parents': parents}) }}
+{% endmacro %}
+
 {#- The dbt-vulcan models (resource type model, materialized as one of the kinds) that `select`
     selects, as `dbt ls --select` would, among `nodes` (the dbt graph's nodes); `select`: terms
     separated by spaces, or a list of them; every dbt-vulcan model when it is empty.

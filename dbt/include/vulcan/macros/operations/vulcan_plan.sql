@@ -6,15 +6,8 @@
 {% macro vulcan_plan(select=none, start=none, end=none, execution_time=none) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set run = dbt_vulcan.vulcan_run_vars(none, {'vulcan_start': start, 'vulcan_end': end, 'vulcan_execution_time': execution_time}) -%}
-  {#- one read: the selected models' rows and their upstream models' (planning/upstream.sql) -#}
-  {%- set keys = [] -%}
-  {%- set parents = {} -%}
-  {%- for node in found.nodes -%}
-    {%- do keys.append(dbt_vulcan._vulcan_op_key(node)) -%}
-    {%- do parents.update({node.unique_id: dbt_vulcan.vulcan_upstream_models(node)}) -%}
-    {%- do keys.extend(dbt_vulcan.vulcan_upstream_keys(parents[node.unique_id])) -%}
-  {%- endfor -%}
-  {%- set by_key = dbt_vulcan._vulcan_op_read_log(keys | unique | list) -%}
+  {%- set read = dbt_vulcan._vulcan_op_read_with_upstream(found.nodes) -%}
+  {%- set by_key, parents = read.by_key, read.parents -%}
   {%- set reports = dbt_vulcan._vulcan_op_reports(found.nodes, found.exists, by_key, run, {}) -%}
   {#- planned in DAG order, as `dbt run` of the same selection runs them: a model waits for
       what its selected parents will have processed once their own planned batches ran -#}

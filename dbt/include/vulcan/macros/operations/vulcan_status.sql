@@ -11,14 +11,8 @@
     {%- if parsed.error -%}{{ exceptions.raise_compiler_error(parsed.error) }}{%- endif -%}
     {%- do window.update({name: parsed.time}) -%}
   {%- endfor -%}
-  {%- set keys = [] -%}
-  {%- set parents = {} -%}
-  {%- for node in found.nodes -%}
-    {%- do keys.append(dbt_vulcan._vulcan_op_key(node)) -%}
-    {%- do parents.update({node.unique_id: dbt_vulcan.vulcan_upstream_models(node)}) -%}
-    {%- do keys.extend(dbt_vulcan.vulcan_upstream_keys(parents[node.unique_id])) -%}
-  {%- endfor -%}
-  {%- set by_key = dbt_vulcan._vulcan_op_read_log(keys | unique | list) -%}
+  {%- set read = dbt_vulcan._vulcan_op_read_with_upstream(found.nodes) -%}
+  {%- set by_key, parents = read.by_key, read.parents -%}
   {%- set reports = dbt_vulcan._vulcan_op_reports(found.nodes, found.exists, by_key, run, {}) -%}
   {#- what each model's missing intervals wait for (planning/upstream.sql) -#}
   {%- set waiting = {} -%}
