@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from tests.support.functional import rows, run, state_rows, table_rows
+from tests.support.functional import (
+    models_state_rows,
+    models_table_rows,
+    rows,
+    run,
+    state_rows,
+    table_rows,
+)
 from tests.support.reliability import (
     COLUMNS,
     DAYS,
@@ -73,13 +80,13 @@ class TestTwoProcessesFourThreads:
                 assert f"PASS={PER_PROCESS + 1} WARN=0 ERROR=0" in outputs[p]
             state = f"{state_schema}.vulcan_intervals"
             batches = DAYS // 2
-            for p in "ab":
-                for i in range(PER_PROCESS):
-                    name = f"{p}_{i}"
-                    log = state_rows(project, name, state)
-                    assert len(log) == batches, log
-                    assert replay_checked(log) == [(ts(day(0)), ts(day(DAYS)))]
-                    assert table_rows(project, name, COLUMNS) == expected
+            names = [f"{p}_{i}" for p in "ab" for i in range(PER_PROCESS)]
+            logs = models_state_rows(project, names, state)
+            tables = models_table_rows(project, names, COLUMNS)
+            for name in names:
+                assert len(logs[name]) == batches, logs[name]
+                assert replay_checked(logs[name]) == [(ts(day(0)), ts(day(DAYS)))]
+                assert tables[name] == expected, name
             # a state row is identified by its model, invocation, statement time and position
             # in the statement (seq orders the rows of one INSERT): none lost, none doubled
             counted = rows(
@@ -116,7 +123,8 @@ class TestEightThreadsSeveralRuns:
         state_schema = f"{project.test_schema}_state"
         state = f"{state_schema}.vulcan_intervals"
         schema = project.test_schema.lower()
-        names = ", ".join(f"'{schema}.t_{i}'" for i in range(self.MODELS))
+        models = [f"t_{i}" for i in range(self.MODELS)]
+        names = ", ".join(f"'{schema}.{m}'" for m in models)
         try:
             for k in range(self.RUNS):
                 # the first run backfills DAYS days, each later one a day
@@ -128,11 +136,12 @@ class TestEightThreadsSeveralRuns:
                 statuses = [r.status for r in result.results if r.node.resource_type == "model"]
                 assert statuses == ["success"] * self.MODELS
                 per_model = 1 + k
-                for i in range(self.MODELS):
-                    log = state_rows(project, f"t_{i}", state)
-                    assert len(log) == per_model, log
-                    assert replay_checked(log) == [(ts(day(0)), ts(day(DAYS + k)))]
-                    assert table_rows(project, f"t_{i}", COLUMNS) == expected_rows(events, DAYS + k)
+                logs = models_state_rows(project, models, state)
+                tables = models_table_rows(project, models, COLUMNS)
+                for m in models:
+                    assert len(logs[m]) == per_model, logs[m]
+                    assert replay_checked(logs[m]) == [(ts(day(0)), ts(day(DAYS + k)))]
+                    assert tables[m] == expected_rows(events, DAYS + k), m
                 # a state row is identified by its model, invocation, statement time and
                 # position in the statement: none lost, none doubled
                 counted = rows(
@@ -155,14 +164,15 @@ class TestEightThreadsSeveralRuns:
             result = run("run", "--threads", "8", vars=run_vars)
             statuses = [r.status for r in result.results if r.node.resource_type == "model"]
             assert statuses == ["success"] * self.MODELS
-            for i in range(self.MODELS):
-                log = state_rows(project, f"t_{i}", state)
+            logs = models_state_rows(project, models, state)
+            tables = models_table_rows(project, models, COLUMNS)
+            for m in models:
                 # the folded range, then the day this run processed
-                assert log == [
+                assert logs[m] == [
                     (ts(day(0)), ts(day(DAYS + self.RUNS - 1)), "processed"),
                     (ts(day(DAYS + self.RUNS - 1)), ts(day(DAYS + self.RUNS)), "processed"),
                 ]
-                assert table_rows(project, f"t_{i}", COLUMNS) == expected_rows(events, days)
+                assert tables[m] == expected_rows(events, days), m
             assert rows(project, f"select count(*) from {state}") == [(self.MODELS * 2,)]
             # the log's table format follows the target's
             props = rows(project, f"describe extended {state}")
