@@ -9,22 +9,29 @@ What it does
     allows), `lookback` 0..2, `batch_size` none / 1 / 3, `start` (a unit boundary or a time
     inside a unit), `forward_only`, a query with or without its own time filter, and
     `vulcan_state_fold_rows` (the default, or 4: the log folded often). Its source is a table
-    the test writes (id, key, value, event time). Then up to FUZZ_STEPS steps, each one of:
+    the test writes (id, key, value, event time). A time-range model may have a child: a
+    time-range model of the same cron (or hourly under a daily model of timestamps) that
+    reads its table through ref(), whose intervals wait for the parent's (upstream-aware
+    planning: world.run_job, the oracle's `Upstream`). Then up to FUZZ_STEPS steps, each one
+    of:
 
     - `run`: `dbt run` at a later (or the same) execution time (var vulcan_execution_time);
+      with a child, of both models, of the parent alone (its own job) or of the child alone;
     - `add_rows`: rows added to the source, late ones (for intervals already processed: seen
       only through lookback, an explicit range, a restatement or a rebuild) or early ones;
     - `explicit_range`: a run with vulcan_start / vulcan_end;
-    - `restate`: `dbt run-operation vulcan_restate` of a range;
+    - `restate`: `dbt run-operation vulcan_restate` of a range (with a child: `parent+`);
     - `compact`: `dbt run-operation vulcan_compact`;
     - `full_refresh`: `dbt run --full-refresh`;
     - `rerun`: the previous `dbt run` again, with the same vars and flags;
     - `written_not_recorded`: a crash after the last batch's write, before its interval was
-      recorded: the processed row the last run appended last is deleted from the state log;
+      recorded: the processed row the last run appended last is deleted from the state log
+      (with a child: the parent's own job crashes; the child must wait for that interval);
     - `failing_run`: a run in which any batch that reads a source row of a drawn window fails
       (raise_error), after the batches before it were written and recorded.
 
-    After each step: the table's rows equal the expected rows (as multisets), the log's
+    After each step, for the model and its child: the table's rows equal the expected rows
+    (as multisets; a child skipped by dbt when its parent failed), the log's
     replayed processed intervals equal the oracle's, and the log's rows (interval, row type)
     equal the expected log's as multisets. The expected world (world.py) is plain Python over
     the oracle: tests/oracle/planning.py plans each run, tests/oracle/state.py replays and
@@ -75,6 +82,7 @@ from tests.functional.fuzz.world import (
     HORIZON,
     PENDING,
     ROW,
+    SKIPPED,
     STEPS,
     T0,
     AddRows,
@@ -93,8 +101,10 @@ from tests.functional.fuzz.world import (
     WrittenNotRecorded,
     enabled_pending,
     fmt_ts,
+    job_names,
     offset,
     place,
+    run_job,
     span,
     specs,
 )
@@ -148,7 +158,8 @@ class Stats:
 
 
 class FuzzMachine(RuleBasedStateMachine):
-    """One model, its source and the dbt commands on it (the module's docstring)."""
+    """One model (and its child), its source and the dbt commands on it (the module's
+    docstring)."""
 
     project: Any = None
     file_format = "parquet"
@@ -158,9 +169,11 @@ class FuzzMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.world: World | None = None
+        # the model's child, when the spec draws one (world.Spec.child)
+        self.child: World | None = None
         self.position = 0
         self.at = "0"
-        self.last_run: tuple[dict[str, Any], bool, datetime | None] | None = None
+        self.last_run: tuple[dict[str, Any], bool, datetime | None, str] | None = None
         self.zone_set = False
         self.clock = time.monotonic()
 
@@ -187,6 +200,12 @@ class FuzzMachine(RuleBasedStateMachine):
             f"create table {self.source} (id int, k int, v int, event_ts timestamp) using parquet"
         )
         write_file(spec.sql(self.source), project.project_root, "models", f"{name}.sql")
+        if spec.child:
+            child = spec.child_spec()
+            schema = project.test_schema
+            self.child = World(child, f"{name}_c", schema, self.file_format, self.world)
+            ref = "{{ ref('" + name + "') }}"
+            write_file(child.sql(ref), project.project_root, "models", f"{name}_c.sql")
         self._insert(source)
         self.check("setup")
 
@@ -198,8 +217,9 @@ class FuzzMachine(RuleBasedStateMachine):
         if self.zone_set:
             os.environ.pop(SESSION_TZ_VAR, None)
             self.zone_set = False
-        Path(project.project_root, "models", f"{world.name}.sql").unlink(missing_ok=True)
-        project.run_sql(f"drop table if exists {world.relation}")
+        for model in self._worlds():
+            Path(project.project_root, "models", f"{model.name}.sql").unlink(missing_ok=True)
+            project.run_sql(f"drop table if exists {model.relation}")
         project.run_sql(f"drop table if exists {self.source}")
 
     # ------------------------------------------------------------------ the steps
@@ -211,8 +231,9 @@ class FuzzMachine(RuleBasedStateMachine):
         unit = world.spec.unit
         if isinstance(action, Run):
             self._advance(action.advance, action.at)
-            self._dbt_run(self._vars())
-            self.check(f"run at {self._vars()['vulcan_execution_time']}")
+            self._dbt_run(self._vars(), select=action.select)
+            jobs = f" ({action.select})" if self.child is not None else ""
+            self.check(f"run at {self._vars()['vulcan_execution_time']}{jobs}")
         elif isinstance(action, AddRows):
             self._insert(list(action.rows))
             self.check("add_rows")
@@ -223,12 +244,17 @@ class FuzzMachine(RuleBasedStateMachine):
         elif isinstance(action, Restate):
             low, high = span(action.first, action.length, action.style, unit)
             refused = world.restate(low, high)
-            args = {"select": world.name, "start": low, "end": high}
+            if self.child is not None and not refused:
+                # along the DAG: the child's range widened to its own intervals
+                self.child.restate(low, high)
+            select = world.name + ("+" if self.child is not None else "")
+            args = {"select": select, "start": low, "end": high}
             # refused (a unique key with forward_only: its restatement would rebuild it)
             operation("vulcan_restate", args, ok=not refused)
             self.check(f"restate {low} - {high}" + (" (refused)" if refused else ""))
         elif isinstance(action, Compact):
-            world.compact()
+            for model in self._worlds():
+                model.compact()
             operation("vulcan_compact")
             self.check("compact")
         elif isinstance(action, FullRefresh):
@@ -238,12 +264,13 @@ class FuzzMachine(RuleBasedStateMachine):
         elif isinstance(action, Rerun):
             if self.last_run is None:
                 return self.skipped("rerun")
-            run_vars, full_refresh, fail_at = self.last_run
-            self._dbt_run(run_vars, full_refresh, fail_at)
+            run_vars, full_refresh, fail_at, select = self.last_run
+            self._dbt_run(run_vars, full_refresh, fail_at, select=select)
             self.check("rerun")
         elif isinstance(action, WrittenNotRecorded):
             self._advance(action.advance, action.at)
-            self._dbt_run(self._vars())
+            # the parent's own job: the crash stops it after the parent's last write
+            self._dbt_run(self._vars(), select="parent")
             at = self._vars()["vulcan_execution_time"]
             if not self._may_unrecord():
                 return self.check(f"written_not_recorded at {at}: a plain run")
@@ -301,6 +328,10 @@ class FuzzMachine(RuleBasedStateMachine):
         assert self.world is not None
         return self.world
 
+    def _worlds(self) -> list[World]:
+        """The model, and its child when it has one (dbt's order)."""
+        return [w for w in (self.world, self.child) if w is not None]
+
     def _spec(self) -> Spec:
         return self._world().spec
 
@@ -341,7 +372,9 @@ class FuzzMachine(RuleBasedStateMachine):
         ]
         if not new:
             return
-        zone = "+00:00" if world.spec.time_zone != "UTC" else ""
+        # in UTC whatever zone the session is left in (a dbt run of an earlier example in
+        # another zone set it)
+        zone = "+00:00"
         values = ", ".join(f"({r.id}, {r.k}, {r.v}, timestamp'{fmt_ts(r.ts)}{zone}')" for r in new)
         self.project.run_sql(f"insert into {self.source} values {values}")
         world.add(new)
@@ -352,30 +385,40 @@ class FuzzMachine(RuleBasedStateMachine):
         full_refresh: bool = False,
         fail_at: datetime | None = None,
         fail_batch: int | None = None,
+        select: str = "all",
     ) -> Outcome:
+        """One `dbt run` of the selected models (world.run_job) against the expected world;
+        the model's expected outcome (its child's when the job runs the child alone)."""
         world = self._world()
-        expected = world.run(run_vars, full_refresh, fail_at, fail_batch)
-        self.last_run = (run_vars, full_refresh, expected.fail_at)
-        Stats.runs[expected.error or ("rebuild" if expected.rebuild else "ok")] += 1
-        Stats.batches += len(expected.batches)
-        args = ["run", "-s", world.name] + (["--full-refresh"] if full_refresh else [])
-        if expected.fail_at is not None:
-            run_vars = {**run_vars, "fz_fail_at": fmt_ts(expected.fail_at) + "+00:00"}
+        names = job_names(world, self.child, select)
+        expected = run_job(world, self.child, select, run_vars, full_refresh, fail_at, fail_batch)
+        main = expected.get(world.name) or expected[names[0]]
+        self.last_run = (run_vars, full_refresh, main.fail_at, select)
+        for outcome in expected.values():
+            Stats.runs[outcome.error or ("rebuild" if outcome.rebuild else "ok")] += 1
+            Stats.batches += len(outcome.batches)
+        args = ["run", "-s", *names] + (["--full-refresh"] if full_refresh else [])
+        if main.fail_at is not None:
+            run_vars = {**run_vars, "fz_fail_at": fmt_ts(main.fail_at) + "+00:00"}
         result = run_dbt([*args, "--vars", json.dumps(run_vars)], expect_pass=None)
-        [done] = [r for r in result.results if r.node.name == world.name]
-        ok = str(getattr(done.status, "value", done.status)) == "success"
-        planned = [f"{fmt_ts(b.start)} - {fmt_ts(b.end)}" for b in expected.batches]
-        assert ok == expected.ok, (
-            f"dbt run {'succeeded' if ok else 'failed'}, expected "
-            f"{'success' if expected.ok else 'failure: ' + expected.error}; "
-            f"expected batches {planned}; dbt: {done.message}"
-        )
-        if not ok:
-            assert expected.error in str(done.message), done.message
-        return expected
+        for name, want in expected.items():
+            [done] = [r for r in result.results if r.node.name == name]
+            status = str(getattr(done.status, "value", done.status))
+            planned = [f"{fmt_ts(b.start)} - {fmt_ts(b.end)}" for b in want.batches]
+            if want.error == SKIPPED:
+                assert status == "skipped", f"{name}: {status}, expected skipped ({done.message})"
+                continue
+            assert (status == "success") == want.ok, (
+                f"dbt run of {name} {'succeeded' if status == 'success' else 'failed'}, "
+                f"expected {'success' if want.ok else 'failure: ' + want.error}; "
+                f"expected batches {planned}; dbt: {done.message}"
+            )
+            if not want.ok:
+                assert want.error in str(done.message), done.message
+        return main
 
-    def read_log(self) -> list[StateRow]:
-        world = self._world()
+    def read_log(self, world: World | None = None) -> list[StateRow]:
+        world = world or self._world()
         parquet = self.file_format == "parquet"
         found = rows(
             self.project,
@@ -430,7 +473,10 @@ class FuzzMachine(RuleBasedStateMachine):
         Stats.examples[-1].append(what)
         Stats.seconds[name] += time.monotonic() - self.clock
         self.clock = time.monotonic()
-        world = self._world()
+        for world in self._worlds():
+            self._check_model(world, what)
+
+    def _check_model(self, world: World, what: str) -> None:
         project = self.project
         spec = world.spec
         expected = world.rows()
@@ -441,22 +487,22 @@ class FuzzMachine(RuleBasedStateMachine):
             assert exists, f"after {what}: no table {world.relation}"
             got = Counter(rows(project, f"select {spec.columns()} from {world.relation}"))
             assert got == expected, (
-                f"after {what}: the table differs from the expected rows ({spec.columns()}):\n"
+                f"after {what}: {world.name} differs from the expected rows ({spec.columns()}):\n"
                 f"  missing: {sorted((expected - got).elements(), key=repr)}\n"
                 f"  extra:   {sorted((got - expected).elements(), key=repr)}"
             )
-        log = self.read_log()
+        log = self.read_log(world)
         got_processed = replay(log)
         want_processed = world.processed()
         assert got_processed == want_processed, (
-            f"after {what}: the log replays to {show(got_processed)}, "
+            f"after {what}: the log of {world.name} replays to {show(got_processed)}, "
             f"expected {show(want_processed)}\n  log: {show_log(log)}"
             f"\n  expected log: {show_log(world.log)}"
         )
         got_rows = Counter((r.start, r.end, r.kind) for r in log)
         assert got_rows == world.log_rows(), (
-            f"after {what}: the log's rows differ (they replay alike)\n  log: {show_log(log)}"
-            f"\n  expected log: {show_log(world.log)}"
+            f"after {what}: the log rows of {world.name} differ (they replay alike)\n"
+            f"  log: {show_log(log)}\n  expected log: {show_log(world.log)}"
         )
 
 

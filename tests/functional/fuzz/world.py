@@ -21,7 +21,10 @@ What the model encodes beyond the oracle's planner (each documented in README.md
   records that range `removed` and drops/deletes its rows before it writes (so a failure after
   that leaves the range missing and empty); Delta replaces it in one commit;
 - a batch writes, then records its interval; a failing batch stops the run: earlier batches
-  stay written and recorded.
+  stay written and recorded;
+- a child (Spec.child) reads its parent's table as it is when the child runs, after the
+  parent in the same `dbt run`; its intervals the parent has not made ready wait
+  (plan_model's `upstream`); dbt skips it when the parent failed (run_job).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from dbt.adapters.vulcan.timemacros import to_python_format
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
 from tests.oracle.config import ModelConfig, validate
 from tests.oracle.operations import restatements
-from tests.oracle.planning import FAR_FUTURE, FAR_PAST, Batch, RunVars, plan_model
+from tests.oracle.planning import FAR_FUTURE, FAR_PAST, Batch, RunVars, Upstream, plan_model
 from tests.oracle.schedule import Interval
 from tests.oracle.state import (
     ABANDONED,
@@ -101,6 +104,12 @@ class Spec:
     fold_rows: int | None = None
     time_zone: str = "UTC"
     when_matched: str = ""
+    # a child: a time-range model (this cron, or hourly over timestamps) that reads this
+    # one's table through ref(); its intervals wait for this model's (upstream-aware
+    # planning). "": none
+    child: str = ""
+    # this is a child: its query reads its parent's table (column t), not the source
+    reads_parent: bool = False
 
     def features(self) -> list[str]:
         """What the model exercises, for the fuzzer's summary."""
@@ -114,8 +123,24 @@ class Spec:
             f"fold_rows {self.fold_rows}": self.fold_rows is not None,
             self.time_zone: self.time_zone != "UTC",
             "when_matched": bool(self.when_matched),
+            f"child {self.child}": bool(self.child),
         }
         return out + [name for name, on in flags.items() if on]
+
+    def child_spec(self) -> Spec:
+        """The child's own spec: a time-range model of `child`'s cron from the first day, its
+        time column the parent's, in the same session zone and with the same fold setting (a
+        run var)."""
+        assert self.child
+        return Spec(
+            kind=TIME_RANGE,
+            cron=self.child,
+            time_type=self.time_type,
+            time_format=self.time_format,
+            time_zone=self.time_zone,
+            fold_rows=self.fold_rows,
+            reads_parent=True,
+        )
 
     @property
     def unit(self) -> timedelta:
@@ -143,6 +168,11 @@ class Spec:
         the var fz_fail_at fails, rows or not: one more row, computed with raise_error."""
         args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
         head = "{{ config(" + args + ") }}\n"
+        if self.reads_parent:
+            # `source`: the parent's ref(); the whole table, the output filter alone keeps the
+            # batch's rows (of any time column type); no injected failure (a failing parent
+            # skips it)
+            return f"{head}select t, id, k, v\nfrom {source}\n"
         where = "" if self.leaky else "\nwhere event_ts between @start_dt and @end_dt"
         failing = 'timestamp\'{{ var("fz_fail_at", "1900-01-01") }}\''
         raised = f"cast(raise_error('{FAIL_MESSAGE}') as int)"
@@ -206,8 +236,12 @@ def fmt_ts(value: datetime) -> str:
 class World:
     """The expected table and state log of one model, step by step."""
 
-    def __init__(self, spec: Spec, name: str, schema: str, file_format: str) -> None:
+    def __init__(
+        self, spec: Spec, name: str, schema: str, file_format: str, parent: World | None = None
+    ) -> None:
         self.spec = spec
+        # a child's parent: what its query reads (its table) and what its intervals wait for
+        self.parent = parent
         self.name = name
         self.relation = f"{schema}.{name}".lower()
         self.file_format = file_format
@@ -230,7 +264,19 @@ class World:
         self.source.extend(rows)
 
     def _in(self, start: datetime, end: datetime) -> list[Row]:
+        if self.parent is not None:
+            # the parent's table as it is now (a time range of timestamps: t is its time)
+            table = self.parent.table
+            assert isinstance(table, list)
+            return [Row(i, k, v, ts) for ts, (_, i, k, v) in table if start <= ts < end]
         return [r for r in self.source if start <= r.ts < end]
+
+    def upstream(self) -> list[Upstream]:
+        """What a child's run waits for: its parent's settings and log, as they are now."""
+        parent = self.parent
+        if parent is None:
+            return []
+        return [Upstream(parent.name, parent.cfg, RelationState(tuple(parent.log)))]
 
     # ------------------------------------------------------------------ the log
 
@@ -319,7 +365,8 @@ class World:
         self._fold(read, rebuild)
         state = RelationState(tuple(read))
         parsed = RunVars.parse(run_vars, T0)
-        plan = plan_model(cfg, "", state, parsed, rebuild)
+        upstream = self.upstream()
+        plan = plan_model(cfg, "", state, parsed, rebuild, upstream=upstream)
         if self.spec.time_type == "date" and self.spec.unit < UNITS["@daily"]:
             # a column of days under hourly intervals (engine/column_checks.sql)
             return Outcome(ok=False, error=DAYS_REFUSED)
@@ -327,7 +374,7 @@ class World:
             # a table the log knows nothing of (engine/begin.sql, vulcan_adopt_existing)
             if cfg.forward_only and self.rows():
                 return Outcome(ok=False, error=REFUSED_MESSAGE)
-            plan = plan_model(cfg, "", state, parsed, True)
+            plan = plan_model(cfg, "", state, parsed, True, upstream=upstream)
         if self.spec.when_matched and self.spec.lookback:
             # an accumulating when_matched never re-applies a processed range
             return Outcome(ok=False, error=LOOKBACK_REFUSED)
@@ -421,6 +468,42 @@ class World:
         return row
 
 
+SKIPPED = "skipped: its parent failed"
+
+
+def run_job(
+    parent: World,
+    child: World | None,
+    select: str,
+    run_vars: dict[str, str],
+    full_refresh: bool = False,
+    fail_at: datetime | None = None,
+    fail_batch: int | None = None,
+) -> dict[str, Outcome]:
+    """One `dbt run` of the selected models (`all`, `parent`, `child`), in dbt's order: the
+    parent, then its child, which dbt skips when the parent failed. Per model run, its
+    outcome. A child is run alone only once its parent's table exists (its query reads it)."""
+    names = job_names(parent, child, select)
+    out: dict[str, Outcome] = {}
+    if parent.name in names:
+        out[parent.name] = parent.run(run_vars, full_refresh, fail_at, fail_batch)
+    if child is not None and child.name in names:
+        if parent.name in out and not out[parent.name].ok:
+            out[child.name] = Outcome(ok=False, error=SKIPPED)
+        else:
+            out[child.name] = child.run(run_vars, full_refresh)
+    return out
+
+
+def job_names(parent: World, child: World | None, select: str) -> list[str]:
+    """The models a job of `select` runs."""
+    if child is None or select == "parent":
+        return [parent.name]
+    if select == "child" and parent.table is not None:
+        return [child.name]
+    return [parent.name, child.name]
+
+
 # ---------------------------------------------------------------------- the drawn space
 
 # where a row falls inside its unit: its start, a minute in, the middle, a minute before its end
@@ -497,6 +580,11 @@ def specs(pending: frozenset[str] = frozenset()) -> st.SearchStrategy[Spec]:
             time_zone = draw(st.sampled_from(["UTC", "America/New_York"]))
         if kind == UNIQUE_KEY:
             when_matched = draw(st.sampled_from(["", ACCUMULATE]))
+        child = ""
+        if kind == TIME_RANGE:
+            # (a day column or a text of days cannot take hourly intervals)
+            hourly = time_type == "timestamp" and cron == "@daily"
+            child = draw(st.sampled_from(["", cron, "@hourly" if hourly else cron]))
         starts = {
             "@daily": ["2025-01-01", "2025-01-02", "2025-01-02 07:00:00"],
             "@hourly": ["2025-01-01 00:00:00", "2025-01-01 03:00:00", "2025-01-01 03:30:00"],
@@ -515,6 +603,7 @@ def specs(pending: frozenset[str] = frozenset()) -> st.SearchStrategy[Spec]:
             fold_rows=draw(st.sampled_from([None, 4])),
             time_zone=time_zone,
             when_matched=when_matched,
+            child=child,
         )
 
     return draw()
@@ -534,10 +623,12 @@ ROW = st.tuples(
 
 @dataclass(frozen=True)
 class Run:
-    """`dbt run` at the (moved) execution time."""
+    """`dbt run` at the (moved) execution time, of the models `select`s (a model with a
+    child: both, the parent's own job, or the child's own job; run_job)."""
 
     advance: int = 1
     at: str = "0"
+    select: str = "all"
 
 
 @dataclass(frozen=True)
@@ -587,7 +678,8 @@ class Rerun:
 class WrittenNotRecorded:
     """`dbt run` (as Run) that crashes after its last batch's write, before that batch's
     interval is recorded: simulated by deleting the processed row the run appended last
-    (a plain run when it ran no batch)."""
+    (a plain run when it ran no batch). A model with a child: the parent's own job crashes
+    (the child, not run, must then wait for the interval the parent did not record)."""
 
     advance: int = 1
     at: str = "0"
@@ -623,7 +715,7 @@ _RANGE = {
     "length": st.integers(1, 3),
     "style": st.sampled_from(STYLES),
 }
-_RUN = st.builds(Run, advance=_ADVANCE, at=_AT)
+_RUN = st.builds(Run, advance=_ADVANCE, at=_AT, select=st.sampled_from(["all", "parent", "child"]))
 # one strategy per step, the plain run first (what a failing sequence shrinks towards) and
 # weighted: a sequence is mostly runs, with the other steps between them
 STEPS = st.one_of(

@@ -20,6 +20,7 @@ from tests.support.macro_harness import (
     FakeResult,
     Harness,
     appended_values,
+    relation,
     squash,
 )
 from tests.support.state_logs import RECORDED, T0, by_key, logs
@@ -294,3 +295,42 @@ def test_a_rebuild_does_not_fold() -> None:
         assert _H.call("vulcan_state_fold_rows") == 150
     finally:
         _H.context["var"] = var
+
+
+def test_a_settled_write_is_folded_with_its_own_append() -> None:
+    """A run that settles a stopped run's write (engine/write_check.sql) and then folds: the
+    settling rows are among those folded, so the fold drops their append too (parquet: a
+    partition per append), and nothing of them is left beside the folded rows."""
+    log = daily_log(5)
+    writing = replace(
+        log[-1],
+        start=T0 + 5 * DAY,
+        end=T0 + 6 * DAY,
+        kind="writing",
+        invocation_id="inv-w",
+        recorded_at=RECORDED + 5 * DAY,
+        details='{"write_mark": {"stage": "daily__vulcan_stage"}}',
+    )
+    rows = read_rows([*log, writing])
+    _H.statements.clear()
+    target, var = _H.context["target"], _H.context["var"]
+    _H.context["target"] = {**target, "state_file_format": "parquet"}
+    _H.context["var"] = lambda name, default=None: (
+        3 if name == "vulcan_state_fold_rows" else default
+    )
+    try:
+        cfg = {"model": "daily", "file_format": "parquet"}
+        _H.call("vulcan_settle_writes", relation("s", "daily"), cfg, rows, [])
+        [settle] = list(_H.statements)
+        # the write had not committed: abandoned, in an append of its own, named before
+        assert rows[-1]["row_type"] == "abandoned"
+        appended = rows[-1]["append_id"]
+        assert appended and appended != rows[-2]["append_id"]
+        assert f"'{appended}' from values" in squash(settle)
+        assert _H.call("vulcan_fold_state", KEY, rows, "daily")
+    finally:
+        _H.context["target"], _H.context["var"] = target, var
+    drops = " ".join(_H.statements[2:])
+    # every append read, and the settle's
+    assert drops.count("partition (") == 7
+    assert f"append_id = '{appended}'" in drops

@@ -39,13 +39,16 @@
   {%- if not pending -%}{{ return(none) }}{%- endif -%}
   {%- set check = dbt_vulcan.vulcan_strategy_macro('write_check', cfg.file_format) -%}
   {%- set now = dbt_vulcan._vulcan_micros(modules.datetime.datetime.utcnow()) -%}
+  {#- the rows carry their own append (parquet): a fold of this run, which reads them with the
+      rest, drops it with the others -#}
+  {%- set append_id = dbt_vulcan.vulcan_state_append_id() if dbt_vulcan.vulcan_state_file_format() == 'parquet' else '' -%}
   {%- set settled = [] -%}
   {%- for w in pending -%}
     {%- set mark = dbt_vulcan._vulcan_op_details(w).get('write_mark') -%}
     {%- set committed = mark is mapping and check({'relation': relation, 'action': 'committed', 'mark': mark, 'replayed': replayed}) -%}
     {%- set row = {} -%}
     {%- do row.update(w) -%}
-    {%- do row.update({'row_type': 'processed' if committed else 'abandoned', 'invocation_id': invocation_id, 'at': now, 'seq': loop.index}) -%}
+    {%- do row.update({'row_type': 'processed' if committed else 'abandoned', 'invocation_id': invocation_id, 'at': now, 'seq': loop.index, 'append_id': append_id}) -%}
     {%- do settled.append(row) -%}
     {%- set range = dbt_vulcan._vulcan_op_range(w.start, w.end, false) -%}
     {%- if committed -%}
@@ -54,7 +57,7 @@
       {{ log("Model '" ~ cfg.model ~ "': the batch " ~ range ~ " of a run that stopped had not committed; it runs again.", info=True) }}
     {%- endif -%}
   {%- endfor -%}
-  {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan._vulcan_op_values_sql(settled)) %}
+  {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan._vulcan_op_values_sql(settled), append_id) %}
   {% do rows.extend(settled) %}
 {% endmacro %}
 

@@ -1,10 +1,10 @@
 {#- Appends rows to the log (never UPDATE or DELETE), in one statement that is safe while dbt
     threads and other dbt processes append too, in both modes. `values_sql` comes from
     vulcan_state_values (plan.sql): every value is escaped there. -#}
-{% macro vulcan_record_intervals(values_sql) %}
+{% macro vulcan_record_intervals(values_sql, append_id=none) %}
   {%- if values_sql -%}
     {% call statement('vulcan_record_intervals') -%}
-      {{ dbt_vulcan.vulcan_state_insert_sql(values_sql) }}
+      {{ dbt_vulcan.vulcan_state_insert_sql(values_sql, append_id) }}
     {%- endcall %}
   {%- endif -%}
 {% endmacro %}
@@ -12,16 +12,24 @@
 {#- The append of `values_sql`. Delta and Iceberg: an INSERT (their commits take concurrent
     appends). Parquet: a new partition per relation, named by this append's id (the invocation
     and the moment, unique: a model's appends are sequential statements), written by dynamic
-    partition overwrite into a partition no one else writes (create_state_table.sql). -#}
-{% macro vulcan_state_insert_sql(values_sql) %}
+    partition overwrite into a partition no one else writes (create_state_table.sql); a
+    caller that keeps the rows it appends (the settle of a stopped run's writes, which a fold
+    of the same run may drop again) names the append with vulcan_state_append_id first. -#}
+{% macro vulcan_state_insert_sql(values_sql, append_id=none) %}
   {%- set state = dbt_vulcan.vulcan_state_relation() -%}
   {%- set file_format = dbt_vulcan.vulcan_state_file_format() -%}
   {%- if file_format != 'parquet' -%}
     {{ return('insert into ' ~ state ~ ' values ' ~ values_sql) }}
   {%- endif -%}
   {%- set row = dbt_vulcan._vulcan_state_row() | map(attribute=0) | list -%}
-  {%- set append_id = invocation_id ~ '-' ~ modules.datetime.datetime.now().strftime('%Y%m%d%H%M%S%f') -%}
+  {%- set append_id = append_id or dbt_vulcan.vulcan_state_append_id() -%}
   {%- set names = dbt_vulcan.vulcan_state_columns(file_format) | map(attribute=0) | list -%}
   {%- set selected = names[:-1] + [dbt_vulcan.vulcan_sql_string(append_id)] -%}
   {{ return('insert overwrite table ' ~ state ~ ' partition (relation, append_id)\nselect ' ~ selected | join(', ') ~ '\nfrom values ' ~ values_sql ~ '\nas vulcan_rows(' ~ row | join(', ') ~ ')') }}
+{% endmacro %}
+
+{#- A new parquet append's id: the invocation and the moment (a model's appends are sequential
+    statements, so unique). -#}
+{% macro vulcan_state_append_id() %}
+  {{ return(invocation_id ~ '-' ~ modules.datetime.datetime.now().strftime('%Y%m%d%H%M%S%f')) }}
 {% endmacro %}
