@@ -239,6 +239,38 @@ class TestPartitionParquetNeedsDynamicOverwrite:
         assert ids(project, "plain") == [1, 2, 3, 4, 5, 6, 9]
 
 
+@pytest.mark.profile_only("delta")
+class TestPartitionKeysThatChangeBetweenReads:
+    """Delta: the keys to replace come from one read of the query, the rows from a second
+    (partition_delta.sql). A query whose keys differ between the two (here a key that is new
+    on every evaluation, as a source rewritten in between would give) fails the write: Delta
+    checks every row against REPLACE WHERE. The run fails loudly and the table is as it was."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_sales.csv": SALES}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        key = "{{ var('batch_key', \"'fixed'\") }}"
+        moving = (
+            f"select sale_id, amount, {key} as batch_key from {{{{ ref('raw_sales') }}}} "
+            "where sale_id <= 3"
+        )
+        return {"moving.sql": model(moving, partitioned_by="batch_key")}
+
+    def test_the_write_fails_and_the_table_is_unchanged(self, project: Any) -> None:
+        run("seed")
+        run("run", "-s", "moving")
+        before = table_rows(project, "moving", "sale_id, amount, batch_key")
+        assert [r[0] for r in before] == [1, 2, 3]
+        # a key new on every evaluation of the query
+        result = run("run", "-s", "moving", vars={"batch_key": "uuid()"}, expect_pass=False)
+        message = model_message(result).lower()
+        assert "replace" in message and "where" in message, message
+        assert table_rows(project, "moving", "sale_id, amount, batch_key") == before
+
+
 class TestPartitionConfigErrors:
     @pytest.fixture(scope="class")
     def seeds(self) -> dict[str, str]:
