@@ -69,6 +69,7 @@ class ModelConfig:
     wait_for_upstream: bool = True
     ignore_upstream: list[str] = field(default_factory=list)
     ready_when: str | None = None
+    ready_intervals: str | None = None
     on_destructive_change: str = "error"
     on_additive_change: str = "allow"
     disable_restatement: bool = False
@@ -467,10 +468,11 @@ def _scheduling(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector)
         config.get("wait_for_upstream"), "wait_for_upstream", errors, True
     )
     cfg.ignore_upstream = _as_names(config.get("ignore_upstream"), "ignore_upstream", errors)
-    ready_when = config.get("ready_when")
-    if ready_when is not None and not (isinstance(ready_when, str) and ready_when.strip()):
-        errors.add(f"ready_when: {ready_when!r} is not a SQL predicate")
-    cfg.ready_when = ready_when.strip() if isinstance(ready_when, str) else None
+    for key in ("ready_when", "ready_intervals"):
+        signal = config.get(key)
+        if signal is not None and not (isinstance(signal, str) and signal.strip()):
+            errors.add(f"{key}: {signal!r} is not a SQL predicate")
+        setattr(cfg, key, signal.strip() if isinstance(signal, str) else None)
 
 
 def _schedule(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:

@@ -210,6 +210,23 @@ class Signal:
 
 
 @dataclass(frozen=True)
+class IntervalSignal:
+    """The answer of a model's `ready_intervals` for one run over a due range from `low`: the
+    times its query returned; an interval runs only when one of them falls inside it (of the
+    model's unit); what waits is everything else from `low` on."""
+
+    schedule: Schedule
+    ready_at: Sequence[datetime]
+    low: datetime = EPOCH
+    name: str = "signal ready_intervals"
+
+    def unready(self) -> list[Interval]:
+        floors = [self.schedule.floor(t) for t in self.ready_at]
+        ready = merge_ranges((f, self.schedule.add(f)) for f in floors)
+        return subtract([(self.low, FAR_FUTURE)], ready)
+
+
+@dataclass(frozen=True)
 class HeldBack:
     """The intervals a run holds back, merged, and the parents they wait for: each parent's
     name and where its first unready range meeting them starts."""
@@ -220,7 +237,7 @@ class HeldBack:
 
 
 def hold_back(
-    to_run: Sequence[Interval], upstream: Sequence[Upstream | Signal]
+    to_run: Sequence[Interval], upstream: Sequence[Upstream | Signal | IntervalSignal]
 ) -> tuple[list[Interval], HeldBack]:
     """`to_run` without the intervals an upstream model has not made ready: an interval runs
     only when every parent has processed all of its own intervals the interval overlaps."""
@@ -261,7 +278,7 @@ def plan_intervals(
     batch_size: int | None = None,
     processed: Iterable[Interval] = (),
     explicit_range: Interval | None = None,
-    upstream: Sequence[Upstream | Signal] = (),
+    upstream: Sequence[Upstream | Signal | IntervalSignal] = (),
 ) -> IntervalPlan:
     """Compute expected, missing and to-run intervals and their batches for one model.
 

@@ -2,8 +2,9 @@
 run as two jobs (two dbt invocations with their own selection and execution time). The hourly
 job fails for its last hours; the daily job then holds the incomplete day back, neither
 writing nor recording it, says why, and fills it once the hourly job has caught up: the table
-equals a clean run's. A signal (`ready_when`) holds back a day its source has not delivered.
-The planning is the same Jinja on every format: parquet in both modes
+equals a clean run's. A signal (`ready_when`, naming its table with `ref()`) holds back a day
+its source has not delivered; a per-interval one (`ready_intervals`, with `source()`) the day
+its source has no rows for. The planning is the same Jinja on every format: parquet in both modes
 and `type: databricks` (its relations and catalog)."""
 
 from __future__ import annotations
@@ -191,9 +192,34 @@ select to_timestamp('{{ var("loaded_until", "2025-04-02 12:00:00") }}') as loade
 """
 
 LATE_DAILY = """
+-- depends_on: {{ ref('src_loads') }}
 {{ config(materialized='incremental_by_time_range', time_column='d', start='2025-04-01',
-          ready_when='select max(loaded_until) from ' ~ target.schema ~ '.src_loads') }}
+          ready_when="select max(loaded_until) from {{ ref('src_loads') }}") }}
 select to_date(ts) as d, count(*) as n from {{ ref('src_events') }}
+where ts >= @start_dt and ts < @end_dt group by to_date(ts)
+"""
+
+# a drop that lands by day: 2025-04-02 is missing until the loader delivers it
+LANDED_EVENTS = """
+{{ config(materialized='table') }}
+select * from {{ ref('src_events') }}
+where to_date(ts) <> date'2025-04-02' or '{{ var("landed", "no") }}' = 'yes'
+"""
+
+SOURCES = """
+sources:
+  - name: landing
+    schema: "{{ target.schema }}"
+    tables:
+      - name: landed_events
+"""
+
+# a per-interval signal: the days the source has rows for
+SPARSE_DAILY = """
+{{ config(materialized='incremental_by_time_range', time_column='d', start='2025-04-01',
+          ready_intervals="select distinct to_date(ts) from {{ source('landing', 'landed_events') }}
+                           where ts >= @start_dt and ts < @end_dt") }}
+select to_date(ts) as d, count(*) as n from {{ source('landing', 'landed_events') }}
 where ts >= @start_dt and ts < @end_dt group by to_date(ts)
 """
 
@@ -204,29 +230,69 @@ class TestSignalOnALateSource:
         return {
             "src_events.sql": SRC_EVENTS,
             "src_loads.sql": SRC_LOADS,
+            "landed_events.sql": LANDED_EVENTS,
+            "sources.yml": SOURCES,
             "late_daily.sql": LATE_DAILY,
+            "sparse_daily.sql": SPARSE_DAILY,
         }
 
-    def test_a_day_waits_for_its_source_to_land(self, project: Any) -> None:
-        run("run", "-s", "src_events", "src_loads")
+    def test_a_day_waits_for_its_source_to_land(
+        self, project: Any, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        run("run", "-s", "src_events", "src_loads", "landed_events")
         _, out = run_dbt_and_capture(
-            ["run", "-s", "late_daily", "--vars", f'{{"{EXEC}": "2025-04-03 00:05:00"}}']
+            [
+                "run",
+                "-s",
+                "late_daily",
+                "sparse_daily",
+                "--vars",
+                f'{{"{EXEC}": "2025-04-03 00:05:00"}}',
+            ]
         )
         assert (
             "Model 'late_daily': 1 interval held back (2025-04-02 - 2025-04-02), waiting for "
             "the signal `ready_when` (not ready from 2025-04-02 12:00:00); a later run picks "
             "them up" in out
         ), out
-        assert table_rows(project, "late_daily", "d, n") == [(date(2025, 4, 1), 48)]
+        assert (
+            "Model 'sparse_daily': 1 interval held back (2025-04-02 - 2025-04-02), waiting for "
+            "the signal `ready_intervals` (not ready from 2025-04-02 00:00:00); a later run "
+            "picks them up" in out
+        ), out
+        for name in ("late_daily", "sparse_daily"):
+            assert table_rows(project, name, "d, n") == [(date(2025, 4, 1), 48)], name
+
+        # vulcan_plan asks the signals the same way (ref() and source() in a run-operation)
+        capsys.readouterr()
+        run(
+            "run-operation",
+            "vulcan_plan",
+            "--args",
+            '{"select": "late_daily sparse_daily", "execution_time": "2025-04-03 00:05:00"}',
+        )
+        out = str(capsys.readouterr().out)
+        for reason in (
+            "the signal `ready_when` (not ready from 2025-04-02 12:00:00)",
+            "the signal `ready_intervals` (not ready from 2025-04-02 00:00:00)",
+        ):
+            assert f"held back: 2025-04-02 - 2025-04-02, waiting for {reason}" in out, out
 
         # the loader catches up
-        run("run", "-s", "src_loads", vars={"loaded_until": "2025-04-03 00:00:00"})
-        run("run", "-s", "late_daily", vars={EXEC: "2025-04-03 00:05:00"})
-        assert table_rows(project, "late_daily", "d, n") == [
-            (date(2025, 4, 1), 48),
-            (date(2025, 4, 2), 48),
-        ]
-        assert processed_rows(project, "late_daily") == [
-            ("2025-04-01 00:00:00", "2025-04-02 00:00:00"),
-            ("2025-04-02 00:00:00", "2025-04-03 00:00:00"),
-        ]
+        run(
+            "run",
+            "-s",
+            "src_loads",
+            "landed_events",
+            vars={"loaded_until": "2025-04-03 00:00:00", "landed": "yes"},
+        )
+        run("run", "-s", "late_daily", "sparse_daily", vars={EXEC: "2025-04-03 00:05:00"})
+        for name in ("late_daily", "sparse_daily"):
+            assert table_rows(project, name, "d, n") == [
+                (date(2025, 4, 1), 48),
+                (date(2025, 4, 2), 48),
+            ], name
+            assert processed_rows(project, name) == [
+                ("2025-04-01 00:00:00", "2025-04-02 00:00:00"),
+                ("2025-04-02 00:00:00", "2025-04-03 00:00:00"),
+            ], name

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
 from tests.oracle.config import validate
-from tests.oracle.planning import FAR_FUTURE, Upstream
+from tests.oracle.planning import FAR_FUTURE, IntervalSignal, Upstream
 from tests.oracle.state import RelationState, StateRow
 from tests.support.macro_harness import CompilerError, FakeResult, Harness, squash
 
@@ -163,7 +164,9 @@ def test_a_signal_is_one_statement_and_its_answers(answer: str | None, expected:
     h = harness()
     h.query_results[SQL] = FakeResult([(answer,)])
     cfg = {"model": "m", "ready_when": SIGNAL}
-    got = h.call("vulcan_signal_ready_until", cfg, us(START), us(END), datetime(2025, 4, 3, 0, 5))
+    got = h.call(
+        "vulcan_signal_ready_until", cfg, "s.m", us(START), us(END), datetime(2025, 4, 3, 0, 5)
+    )
     assert h.statements == [SQL]
     assert got == (None if expected is None else us(expected))
 
@@ -175,6 +178,7 @@ def test_a_signal_answering_something_else_is_an_error() -> None:
         h.call(
             "vulcan_signal_ready_until",
             {"model": "m", "ready_when": SIGNAL},
+            "s.m",
             us(START),
             us(END),
             START,
@@ -182,6 +186,99 @@ def test_a_signal_answering_something_else_is_an_error() -> None:
     assert str(raised.value) == (
         "Model 'm': ready_when answered {\"v\":42}; a signal answers true, false, NULL, a date "
         "or a timestamp"
+    )
+
+
+def test_a_signal_names_what_dbt_resolves_at_run_time() -> None:
+    h = harness()
+    h.context["source"] = lambda s, t: f"cat.{s}_schema.{t}"
+    h.context["ref"] = lambda *names: "cat.s." + "_".join(names)
+    text = (
+        "select max(a.at) >= @end_ts from {{ source('raw', 'loads') }} a "
+        "join {{ref(\"other\")}} b join {{- ref('pkg' , 'm2') -}} c where a.x <> {{ this }}"
+    )
+    got = h.call(
+        "vulcan_signal_query", {"model": "m", "k": text}, "k", "cat.s.m", us(START), us(END), START
+    )
+    assert got == (
+        "select max(a.at) >= '2025-04-02 23:59:59.999999' from "
+        "cat.raw_schema.loads a join cat.s.other b join cat.s.pkg_m2 c where a.x <> cat.s.m"
+    )
+
+
+@pytest.mark.parametrize(
+    "jinja", ["{{ var('x') }}", "{% if true %}", "{{ source(raw, 'loads') }}", "{# c #}"]
+)
+def test_other_jinja_in_a_signal_is_an_error_naming_the_key(jinja: str) -> None:
+    with pytest.raises(CompilerError) as raised:
+        harness().call(
+            "vulcan_signal_resolve",
+            {"model": "m", "ready_intervals": f"select 1 {jinja}"},
+            "ready_intervals",
+            "s.m",
+        )
+    assert str(raised.value) == (
+        f"Invalid config for model 'm': ready_intervals: {jinja!r} is not rendered at run time; "
+        "a signal's SQL may name {{ source('s', 't') }}, {{ ref('m') }} or {{ this }} (other "
+        "Jinja: build the string in config())"
+    )
+
+
+PER_INTERVAL = "select distinct to_date(at) from raw.events where at >= @start_ts"
+PER_INTERVAL_SQL = squash(
+    "select to_json(named_struct('v', collect_set(ready_at)), map('timeZone', 'UTC', "
+    "'timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS', 'dateFormat', 'yyyy-MM-dd')) as answer "
+    "from (select distinct to_date(at) from raw.events where at >= "
+    "'2025-04-01 00:00:00') as ready_intervals(ready_at)"
+)
+
+
+@pytest.mark.parametrize(
+    ("unit", "answer"),
+    [
+        ("day", ["2025-04-02", "2025-04-02", "2025-03-01"]),
+        ("day", ["2025-04-01 23:59:59.999999", "2025-04-02 00:00:00.000000"]),
+        ("day", []),
+        ("hour", ["2025-04-01 05:30:00.000000", "2025-04-02", "2025-04-02 01:00:00.000000"]),
+        ("month", ["2025-04-20"]),
+        ("day", ["2025-04-03 00:00:00.000000", "2025-05-01"]),
+    ],
+)
+def test_a_per_interval_signal_holds_back_the_intervals_without_a_time(
+    unit: str, answer: list[str]
+) -> None:
+    h = harness()
+    h.query_results[PER_INTERVAL_SQL] = FakeResult([(json.dumps({"v": answer}),)])
+    cfg = {"model": "m", "ready_intervals": PER_INTERVAL}
+    config = {"time_column": "d", "start": "2025-01-01", "interval_unit": unit}
+    schedule = validate("m", TR, config).schedule()
+    geometry = h.call("_vulcan_unit_geometry", unit, 0)
+    got = h.call(
+        "vulcan_signal_unready", cfg, "s.m", us(START), us(END), datetime(2025, 4, 3), geometry
+    )
+    assert h.statements == [PER_INTERVAL_SQL]
+    times = [datetime.fromisoformat(t) for t in answer]
+    expected = IntervalSignal(schedule, times, low=START).unready()
+    assert got == [[us(a), us(b)] for a, b in expected]
+
+
+def test_a_per_interval_signal_returning_something_else_is_an_error() -> None:
+    h = harness()
+    h.query_results[PER_INTERVAL_SQL] = FakeResult([('{"v":["2025-04-02",7]}',)])
+    geometry = h.call("_vulcan_unit_geometry", "day", 0)
+    with pytest.raises(CompilerError) as raised:
+        h.call(
+            "vulcan_signal_unready",
+            {"model": "m", "ready_intervals": PER_INTERVAL},
+            "s.m",
+            us(START),
+            us(END),
+            START,
+            geometry,
+        )
+    assert str(raised.value) == (
+        "Model 'm': ready_intervals returned 7; its query returns one column of dates or "
+        "timestamps (the intervals holding one are ready)"
     )
 
 

@@ -128,7 +128,7 @@
     'file_format', 'forward_only', 'disable_restatement', 'on_destructive_change',
     'on_additive_change', 'partition_by',
     'start', 'end', 'allow_partials', 'lookback', 'batch_size', 'cron',
-    'wait_for_upstream', 'ignore_upstream', 'ready_when',
+    'wait_for_upstream', 'ignore_upstream', 'ready_when', 'ready_intervals',
     'time_column', ['time_data_type', ['incremental_by_time_range', 'tracked']], 'partition_by_time_column',
     'unique_key', 'when_matched', 'merge_filter',
     'valid_from_name', 'valid_to_name', 'updated_at_name', 'invalidate_hard_deletes',

@@ -110,23 +110,94 @@
     when everything is ready, else the time from which intervals wait (epoch microseconds).
     One statement: the SQL with the range's time tokens, as a scalar, written as JSON in UTC
     (a true, a false or NULL, a date or a timestamp, whatever the session's time zone). -#}
-{% macro vulcan_signal_ready_until(cfg, start, end, execution_time) %}
-  {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
-  {%- set dt = dbt_vulcan._vulcan_plan_datetime -%}
-  {%- set tokens = dbt_vulcan.vulcan_time_tokens(fmt(dt(start)), fmt(dt(end)), fmt(execution_time)) -%}
-  {%- set answer = run_query(dbt_vulcan.vulcan_signal_sql(cfg.ready_when, tokens)).columns[0].values()[0] -%}
+{% macro vulcan_signal_ready_until(cfg, relation, start, end, execution_time) %}
+  {%- set sql = dbt_vulcan.vulcan_signal_query(cfg, 'ready_when', relation, start, end, execution_time) -%}
+  {%- set answer = run_query(dbt_vulcan.vulcan_signal_sql('(' ~ sql ~ ')')).columns[0].values()[0] -%}
   {%- set value = (fromjson(answer, {}) if answer else {}).get('v') -%}
   {%- if value is sameas true -%}{{ return(none) }}{%- endif -%}
   {%- if value is none or value is sameas false -%}{{ return(start) }}{%- endif -%}
-  {%- if value is string and modules.re.fullmatch('\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?)?', value) -%}
-    {%- set ready = dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_ts(value)) -%}
+  {%- set ready = dbt_vulcan._vulcan_signal_time(value) -%}
+  {%- if ready is not none -%}
     {{ return(none if ready >= end else [ready, start] | max) }}
   {%- endif -%}
   {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': ready_when answered " ~ (answer | string) ~ '; a signal answers true, false, NULL, a date or a timestamp') }}
 {% endmacro %}
 
-{#- The statement that asks a signal: its SQL (an expression or a scalar query) with the time
-    tokens rendered, written as JSON {"v": ...} with times in UTC. -#}
-{% macro vulcan_signal_sql(ready_when, tokens) %}
-  {{ return("select to_json(named_struct('v', (" ~ dbt_vulcan.vulcan_render_tokens(ready_when, tokens) ~ ")), map('timeZone', 'UTC', 'timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS', 'dateFormat', 'yyyy-MM-dd')) as answer") }}
+{#- A per-interval signal's answer (`ready_intervals`) over the due range [start, end) (epoch
+    microseconds): what waits, [[low, high], ...] from `start` on, i.e. everything but the
+    intervals (of `geometry`, the model's unit) holding one of the times its query returns.
+    One statement: the query's times (one column: dates, timestamps or such text) as one JSON
+    list in UTC. -#}
+{% macro vulcan_signal_unready(cfg, relation, start, end, execution_time, geometry) %}
+  {%- set sql = dbt_vulcan.vulcan_signal_query(cfg, 'ready_intervals', relation, start, end, execution_time) -%}
+  {%- set answer = run_query(dbt_vulcan.vulcan_signal_sql('collect_set(ready_at)', 'from (' ~ sql ~ ') as ready_intervals(ready_at)')).columns[0].values()[0] -%}
+  {%- set floors = [] -%}
+  {%- for value in (fromjson(answer, {}) if answer else {}).get('v') or [] -%}
+    {%- set at = dbt_vulcan._vulcan_signal_time(value) -%}
+    {%- if at is none -%}
+      {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': ready_intervals returned " ~ dbt_vulcan._vulcan_cfg_repr(value) ~ '; its query returns one column of dates or timestamps (the intervals holding one are ready)') }}
+    {%- endif -%}
+    {%- do floors.append(dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_plan_datetime(at), geometry))) -%}
+  {%- endfor -%}
+  {%- set unready = [] -%}
+  {%- set cursor = {'at': start} -%}
+  {%- for low in floors | unique | sort -%}
+    {%- set high = dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_unit_add(dbt_vulcan._vulcan_plan_datetime(low), geometry)) -%}
+    {%- if low > cursor.at -%}{%- do unready.append([cursor.at, low]) -%}{%- endif -%}
+    {%- do cursor.update({'at': [cursor.at, high] | max}) -%}
+  {%- endfor -%}
+  {%- do unready.append([cursor.at, dbt_vulcan._vulcan_plan_micros(modules.datetime.datetime(9999, 12, 31))]) -%}
+  {{ return(unready) }}
+{% endmacro %}
+
+{#- A signal's SQL for the due range [start, end) (epoch microseconds): the config's text
+    (`key`) with what dbt resolves at run time written in it (`{{ source('s', 't') }}`,
+    `{{ ref('m') }}`, `{{ this }}`: vulcan_signal_resolve), then the range's time tokens. -#}
+{% macro vulcan_signal_query(cfg, key, relation, start, end, execution_time) %}
+  {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
+  {%- set dt = dbt_vulcan._vulcan_plan_datetime -%}
+  {%- set tokens = dbt_vulcan.vulcan_time_tokens(fmt(dt(start)), fmt(dt(end)), fmt(execution_time)) -%}
+  {{ return(dbt_vulcan.vulcan_render_tokens(dbt_vulcan.vulcan_signal_resolve(cfg, key, relation), tokens)) }}
+{% endmacro %}
+
+{#- A signal's text with `{{ source('s', 't') }}`, `{{ ref('m') }}` / `{{ ref('p', 'm') }}` and
+    `{{ this }}` replaced by the relations dbt resolves for them at run time (dbt keeps a
+    config's string as written; a ref() must name a model the model depends on, as anywhere in
+    dbt: `-- depends_on: {{ ref('m') }}` in its SQL). Other Jinja is an error naming the key. -#}
+{% macro vulcan_signal_resolve(cfg, key, relation) %}
+  {%- set quoted = "(?:'[^']*'|\"[^\"]*\")" -%}
+  {%- set call = "\\{\\{-?\\s*(?:(this)|(source|ref)\\s*\\(\\s*(" ~ quoted ~ "(?:\\s*,\\s*" ~ quoted ~ ")*)\\s*\\))\\s*-?\\}\\}" -%}
+  {%- set out = [] -%}
+  {%- for piece in modules.re.split('(\\{\\{[\\s\\S]*?\\}\\}|\\{%[\\s\\S]*?%\\}|\\{#[\\s\\S]*?#\\})', cfg[key]) -%}
+    {%- set found = modules.re.fullmatch(call, piece) if loop.index is even else none -%}
+    {%- if loop.index is odd -%}
+      {%- do out.append(piece) -%}
+    {%- elif found is none -%}
+      {{ exceptions.raise_compiler_error("Invalid config for model '" ~ cfg.model ~ "': " ~ key ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(piece) ~ " is not rendered at run time; a signal's SQL may name {{ source('s', 't') }}, {{ ref('m') }} or {{ this }} (other Jinja: build the string in config())") }}
+    {%- elif found.group(1) -%}
+      {%- do out.append(relation | string) -%}
+    {%- else -%}
+      {%- set args = [] -%}
+      {%- for single, double in modules.re.findall("'([^']*)'|\"([^\"]*)\"", found.group(3)) -%}
+        {%- do args.append(single ~ double) -%}
+      {%- endfor -%}
+      {%- do out.append((source(*args) if found.group(2) == 'source' else ref(*args)) | string) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out | join('')) }}
+{% endmacro %}
+
+{#- A signal's time (JSON text in UTC: 'YYYY-MM-DD[ HH:MM:SS[.ffffff]]') in epoch microseconds,
+    none for anything else. -#}
+{% macro _vulcan_signal_time(value) %}
+  {%- if value is string and modules.re.fullmatch('\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?)?', value) -%}
+    {{ return(dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_ts(value))) }}
+  {%- endif -%}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- The statement that asks a signal: a value over its SQL (an expression or a scalar query
+    by default) written as JSON {"v": ...}, with times in UTC. -#}
+{% macro vulcan_signal_sql(value_sql, from_sql='') %}
+  {{ return("select to_json(named_struct('v', " ~ value_sql ~ "), map('timeZone', 'UTC', 'timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS', 'dateFormat', 'yyyy-MM-dd')) as answer" ~ (' ' ~ from_sql if from_sql else '')) }}
 {% endmacro %}
