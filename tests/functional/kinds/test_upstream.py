@@ -277,6 +277,14 @@ class TestSignalOnALateSource:
             "the signal `ready_intervals` (not ready from 2025-04-02 00:00:00)",
         ):
             assert f"held back: 2025-04-02 - 2025-04-02, waiting for {reason}" in out, out
+        # vulcan_status asks them over each model's missing intervals (up to now)
+        run("run-operation", "vulcan_status", "--args", '{"select": "late_daily sparse_daily"}')
+        out = str(capsys.readouterr().out)
+        for reason in (
+            "the signal `ready_when` (not ready from 2025-04-02 12:00:00)",
+            "the signal `ready_intervals` (not ready from 2025-04-02 00:00:00)",
+        ):
+            assert f"waiting for {reason}" in out, out
 
         # the loader catches up
         run(

@@ -189,6 +189,11 @@
 {% endmacro %}
 
 {#- A model's key in the state log (vulcan_state_key of its catalog, schema and alias). -#}
+{#- A model's table as a relation (what `{{ this }}` names when it runs) -#}
+{% macro _vulcan_op_relation(node) %}
+  {{ return(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name, type='table')) }}
+{% endmacro %}
+
 {% macro _vulcan_op_key(node) %}
   {{ return(dbt_vulcan.vulcan_state_key(node.database, node.schema, node.alias or node.name)) }}
 {% endmacro %}

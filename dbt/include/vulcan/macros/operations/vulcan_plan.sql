@@ -18,7 +18,7 @@
     {%- set checked = dbt_vulcan._vulcan_cfg_run(node, node.config.materialized) -%}
     {%- if not checked.message -%}
       {%- set key = dbt_vulcan._vulcan_op_key(node) -%}
-      {%- set relation = {'schema': node.schema, 'identifier': node.alias or node.name} -%}
+      {%- set relation = dbt_vulcan._vulcan_op_relation(node) -%}
       {%- set state = {'rows': as_run.get(key, []), 'parents': parents[node.unique_id], 'by_key': as_run, 'waits': none, 'cron': none, 'settings_key': none, 'record': none} -%}
       {%- set plan = dbt_vulcan.vulcan_model_plan(checked.settings, relation, not found.exists[node.unique_id], node, run, state) -%}
       {%- do plans.update({node.unique_id: plan}) -%}

@@ -1,7 +1,8 @@
 {#- dbt run-operation vulcan_status --args '{select: ..., since: 2025-01-01, until: 2025-01-31}'
     Per model: processed coverage and its gaps (within since .. until), missing intervals and
     the latest run, and what the missing intervals wait for (the upstream models that have not
-    processed them: planning/upstream.sql). One read of the state log. -#}
+    processed them, the signals not ready for them: planning/upstream.sql). One read of the
+    state log, and one statement per signal of a model with missing intervals. -#}
 {% macro vulcan_status(select=none, since=none, until=none) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set run = dbt_vulcan.vulcan_run_vars(none, {}) -%}
@@ -21,7 +22,8 @@
     {%- if not r.error and r.tracked and r.missing -%}
       {%- set cfg = dbt_vulcan._vulcan_cfg_run(node, node.config.materialized).settings -%}
       {%- set held = {'waiting': []} -%}
-      {%- for w in dbt_vulcan.vulcan_upstream_waits(cfg, parents[node.unique_id], by_key) -%}
+      {%- set signals = dbt_vulcan.vulcan_signal_waits(cfg, dbt_vulcan._vulcan_op_relation(node), r.missing[0][0], r.missing[-1][1], run.execution_time) -%}
+      {%- for w in dbt_vulcan.vulcan_upstream_waits(cfg, parents[node.unique_id], by_key) + signals -%}
         {%- set since = [] -%}
         {%- for u in w.unready -%}
           {%- for m in r.missing if u[0] < m[1] and u[1] > m[0] -%}{%- do since.append(u[0]) -%}{%- endfor -%}

@@ -75,17 +75,7 @@
     {#- the signals (ready_when, ready_intervals): each asked once, over what is due, only
         when something is and the signal is set -#}
     {%- if planned.batches and (cfg.get('ready_when') or cfg.get('ready_intervals')) -%}
-      {%- set due = [planned.batches[0].start, planned.batches[-1].end] -%}
-      {%- set signals = [] -%}
-      {%- if cfg.get('ready_when') -%}
-        {%- set ready_until = dbt_vulcan.vulcan_signal_ready_until(cfg, relation, due[0], due[1], run.execution_time) -%}
-        {%- if ready_until is not none -%}
-          {%- do signals.append({'name': 'signal ready_when', 'unready': [[ready_until, dbt_vulcan._vulcan_plan_micros(modules.datetime.datetime(9999, 12, 31))]]}) -%}
-        {%- endif -%}
-      {%- endif -%}
-      {%- if cfg.get('ready_intervals') -%}
-        {%- do signals.append({'name': 'signal ready_intervals', 'unready': dbt_vulcan.vulcan_signal_unready(cfg, relation, due[0], due[1], run.execution_time, geometry)}) -%}
-      {%- endif -%}
+      {%- set signals = dbt_vulcan.vulcan_signal_waits(cfg, relation, planned.batches[0].start, planned.batches[-1].end, run.execution_time) -%}
       {%- if signals -%}
         {%- do p.update({'upstream': waits + signals}) -%}
         {%- set planned = dbt_vulcan.vulcan_plan_intervals(rows, p) -%}

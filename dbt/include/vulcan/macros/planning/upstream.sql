@@ -106,6 +106,25 @@
   {{ return('waiting for ' ~ why | join(', ')) }}
 {% endmacro %}
 
+{#- What the model's signals hold back of the range [start, end) (epoch microseconds): one
+    {name, unready: [[low, high], ...]} per signal set (`ready_when`, `ready_intervals`), each
+    asked in one statement; none asked when neither is set. `relation`: the model's table
+    (`{{ this }}` in their SQL). -#}
+{% macro vulcan_signal_waits(cfg, relation, start, end, execution_time) %}
+  {%- set waits = [] -%}
+  {%- if cfg.get('ready_when') -%}
+    {%- set ready_until = dbt_vulcan.vulcan_signal_ready_until(cfg, relation, start, end, execution_time) -%}
+    {%- if ready_until is not none -%}
+      {%- do waits.append({'name': 'signal ready_when', 'unready': [[ready_until, dbt_vulcan._vulcan_plan_micros(modules.datetime.datetime(9999, 12, 31))]]}) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if cfg.get('ready_intervals') -%}
+    {%- set geometry = dbt_vulcan._vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
+    {%- do waits.append({'name': 'signal ready_intervals', 'unready': dbt_vulcan.vulcan_signal_unready(cfg, relation, start, end, execution_time, geometry)}) -%}
+  {%- endif -%}
+  {{ return(waits) }}
+{% endmacro %}
+
 {#- A signal's answer (`ready_when`) for the due range [start, end) (epoch microseconds): none
     when everything is ready, else the time from which intervals wait (epoch microseconds).
     One statement: the SQL with the range's time tokens, as a scalar, written as JSON in UTC
