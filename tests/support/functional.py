@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
 
 from dbt.tests.util import run_dbt
@@ -118,3 +120,14 @@ def session_time_zone(zone: str) -> Iterator[None]:
             del os.environ[SESSION_TZ_VAR]
         else:
             os.environ[SESSION_TZ_VAR] = before
+
+
+def model_statements(logs_dir: str, name: str) -> list[str]:
+    """The statements the last dbt invocation (in dbt.log) ran for model `name`, each as its
+    first line of SQL (dbt's query comment left out)."""
+    log = (Path(logs_dir) / "dbt.log").read_text()
+    invocation = log[log.rfind("Running with dbt=") :]
+    found = re.findall(
+        rf"On model\.[^.\s]+\.{re.escape(name)}: (?:/\*.*?\*/)?\s*(\S[^\n]*)", invocation
+    )
+    return [s.strip() for s in found if s.strip() not in ("ROLLBACK", "Close")]

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture, write_file
 
-from tests.support.functional import model_message, rows, run, table_rows
+from tests.support.functional import model_message, model_statements, rows, run, table_rows
 
 # Two loads of sales. Load 2 brings fewer rows for key (1, 'a') than load 1 had (all of the
 # key's rows must be replaced), a NULL category and a quote in a key value, and a new key.
@@ -98,7 +98,9 @@ class TestPartition:
             "restated.sql": model(partitioned_by="warehouse_id"),
         }
 
-    def test_replaces_present_keys_keeps_absent_inserts_new(self, project: Any) -> None:
+    def test_replaces_present_keys_keeps_absent_inserts_new(
+        self, project: Any, logs_dir: str
+    ) -> None:
         run("seed")
         run("run", "-s", "by_warehouse", vars={"load_id": 1})
         assert ids(project, "by_warehouse") == [1, 2, 3, 4, 5, 6]
@@ -110,6 +112,14 @@ class TestPartition:
         # a load without warehouse 4 leaves it alone
         run("run", "-s", "by_warehouse", vars={"load_id": 1})
         assert ids(project, "by_warehouse") == [1, 2, 3, 4, 5, 6, 9]
+        # this third run describes the table once (its layout checked); its columns are those
+        # the second run found and recorded for the query's (engine/schema_change.sql)
+        statements = model_statements(logs_dir, "by_warehouse")
+        described = [
+            s for s in statements if s.lower().startswith(("describe table", "describe extended"))
+        ]
+        assert len(described) <= 1, statements
+        assert len(statements) <= 6, statements
 
     def test_composite_keys(self, project: Any) -> None:
         run("seed")

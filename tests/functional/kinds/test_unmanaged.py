@@ -8,7 +8,14 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.support.functional import model_message, rows, run, state_rows, table_rows
+from tests.support.functional import (
+    model_message,
+    model_statements,
+    rows,
+    run,
+    state_rows,
+    table_rows,
+)
 
 SHIPMENTS = """shipment_id,load_id,order_id,carrier
 1,1,10,ups
@@ -24,6 +31,12 @@ where load_id = {{ var('load_id', 1) }}
 """
 
 EXEC = "vulcan_execution_time"
+
+EVOLVING_SRC = """
+{{ config(materialized='table') }}
+select {{ var('load_id', 1) }} as load_id
+{%- if var('wide', false) %}, 'x' as note{% endif %}
+"""
 COLUMNS = "shipment_id, order_id, carrier, logged_on"
 
 
@@ -52,9 +65,12 @@ class TestUnmanaged:
             "kept_log_forced.sql": model(disable_restatement=True, full_refresh=True),
             "batched_log.sql": model(batch_size=7),
             "restated_log.sql": model(),
+            # a log of everything its source has: a column the source gains reaches it
+            "evolving_src.sql": EVOLVING_SRC,
+            "evolving_log.sql": model("select * from {{ ref('evolving_src') }}"),
         }
 
-    def test_appends_on_every_run_without_dedupe(self, project: Any) -> None:
+    def test_appends_on_every_run_without_dedupe(self, project: Any, logs_dir: str) -> None:
         run("seed")
         run("run", "-s", "shipment_log", vars={"load_id": 1, EXEC: "2025-01-02 06:00:00"})
         run("run", "-s", "shipment_log", vars={"load_id": 2, EXEC: "2025-01-03 06:00:00"})
@@ -67,6 +83,14 @@ class TestUnmanaged:
             (1, 10, "ups", date(2025, 1, 4)),
             (2, 11, "dhl", date(2025, 1, 4)),
         ]
+        # the third run reads no table description: its query has the columns the second run
+        # found in the table and recorded (engine/schema_change.sql); the package issues the
+        # state read, the stage listing, DESCRIBE QUERY, the insert and the state append
+        statements = model_statements(logs_dir, "shipment_log")
+        assert not [
+            s for s in statements if s.lower().startswith(("describe table", "describe extended"))
+        ], statements
+        assert len(statements) <= 5, statements
         # no interval state: each run is recorded as an empty range at its execution time
         assert state_rows(project, "shipment_log") == [
             (f"2025-01-0{d} 06:00:00", f"2025-01-0{d} 06:00:00", "processed") for d in (2, 3, 4)
@@ -109,6 +133,27 @@ class TestUnmanaged:
         result = run("run", "-s", "kept_log_forced", vars={"load_id": 2}, expect_pass=False)
         assert "sets full_refresh: true but has disable_restatement: true" in model_message(result)
         assert [r[0] for r in table_rows(project, "kept_log_forced", COLUMNS)] == [1, 2]
+
+    def test_a_column_its_source_gains_reaches_the_table(self, project: Any, logs_dir: str) -> None:
+        # the second run finds the table's columns equal to the query's and records them; the
+        # third, whose query gained a column, compares with the table again and adds it
+        for load, wide in ((1, False), (2, False), (3, True)):
+            run("run", "-s", "evolving_src", vars={"load_id": load, "wide": wide})
+            run("run", "-s", "evolving_log", vars={"load_id": load})
+        statements = model_statements(logs_dir, "evolving_log")
+        assert [s for s in statements if s.lower().startswith("alter table")], statements
+        assert table_rows(project, "evolving_log", "load_id, note") == [
+            (1, None),
+            (2, None),
+            (3, "x"),
+        ]
+        # the next run finds them equal and records them; the one after reads no description
+        for _ in range(2):
+            run("run", "-s", "evolving_log", vars={"load_id": 3})
+        statements = model_statements(logs_dir, "evolving_log")
+        assert not [
+            s for s in statements if s.lower().startswith(("describe table", "describe extended"))
+        ], statements
 
     def test_batch_size_is_refused_before_anything_is_created(self, project: Any) -> None:
         run("seed")

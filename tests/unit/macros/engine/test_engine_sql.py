@@ -285,3 +285,49 @@ def test_stage_of_one_table_only() -> None:
     assert not is_stage_of("orders", "orders_v2__vulcan_stage_0123abcd4567")
     assert not is_stage_of("ord", "orders__vulcan_stage_0123abcd4567")
     assert not is_stage_of("orders", "orders__vulcan_stage_01_x")
+
+
+def _columns(h: Harness, pairs: list[tuple[str, str]]) -> list[Any]:
+    return [h.context["api"].Column.create(name, dtype) for name, dtype in pairs]
+
+
+def test_a_schema_change_check_reads_the_table_unless_the_last_run_recorded_its_columns(
+    h: Harness,
+) -> None:
+    cfg = {"model": "m", "on_additive_change": "allow", "on_destructive_change": "error"}
+    query = _columns(h, [("id", "string"), ("note", "string")])
+    digest = h.call("vulcan_columns_digest", query)
+    assert digest == h.call(
+        "vulcan_columns_digest", _columns(h, [("ID", "STRING"), ("Note", "string")])
+    )
+    assert digest != h.call(
+        "vulcan_columns_digest", _columns(h, [("id", "string"), ("note", "int")])
+    )
+    target = relation("t")
+
+    # no digest recorded: the table is described; equal columns: this run records the digest
+    h.table_columns = ["id", "note"]
+    plan: dict[str, Any] = {"fingerprint_changed": False, "previous_details": {}}
+    assert h.call("vulcan_apply_schema_change", target, query, cfg, plan) is None
+    assert h.statements == [f"describe {target}"]
+    assert plan["columns"] == digest
+
+    # the last run recorded these columns: nothing is read
+    h.statements.clear()
+    plan = {"fingerprint_changed": False, "previous_details": {"columns": digest}}
+    assert h.call("vulcan_apply_schema_change", target, query, cfg, plan) is None
+    assert h.statements == []
+    assert plan["columns"] == digest
+
+    # a changed definition, or a query with other columns, reads the table again; a change
+    # applied records nothing (the next run compares once more)
+    for plan in (
+        {"fingerprint_changed": True, "previous_details": {"columns": digest}},
+        {"fingerprint_changed": False, "previous_details": {"columns": "another"}},
+    ):
+        h.statements.clear()
+        h.table_columns = ["id"]
+        h.call("vulcan_apply_schema_change", target, query, cfg, plan)
+        assert h.statements[0] == f"describe {target}"
+        assert any("add columns" in s for s in h.statements), h.statements
+        assert "columns" not in plan

@@ -59,7 +59,7 @@
   {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, begin.existing_relation, plan.rebuild, plan, cfg, checked.get('create_sql') or schema_sql) -%}
   {%- set projection = none -%}
   {%- if not created and checked.get('query_columns') is not none and (steps.get('schema_change') == 'every_run' or plan.fingerprint_changed) -%}
-    {%- set projection = dbt_vulcan.vulcan_apply_schema_change(target_relation, checked.query_columns, cfg) -%}
+    {%- set projection = dbt_vulcan.vulcan_apply_schema_change(target_relation, checked.query_columns, cfg, plan) -%}
   {%- endif -%}
   {%- set project = steps.get('project') or dbt_vulcan._vulcan_contract_order -%}
   {%- set projection = project(cfg, target_relation, created, projection) -%}

@@ -25,6 +25,7 @@
   {%- set recorded_details = {'time_type': time_type, 'layout': dbt_vulcan.vulcan_layout(cfg)} -%}
   {%- if plan.get('safety') -%}{%- do recorded_details.update({'safety': plan.safety}) -%}{%- endif -%}
   {%- if plan.get('settings_key') -%}{%- do recorded_details.update({'settings_key': plan.settings_key}) -%}{%- endif -%}
+  {%- if plan.get('columns') -%}{%- do recorded_details.update({'columns': plan.columns}) -%}{%- endif -%}
   {%- set details = tojson(recorded_details) -%}
   {#- the settings this run validated ride on its first recorded row (config/settings_once.sql) -#}
   {%- if plan.get('settings_key') and plan.get('settings_record') is mapping -%}

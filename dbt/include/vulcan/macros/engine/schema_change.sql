@@ -1,10 +1,25 @@
 {#- on_additive_change / on_destructive_change (error | warn | allow | ignore), checked when the
-    model's definition changed since its intervals were recorded. Returns the column list the
-    batches must project to (when changes are ignored), else none. Nothing is touched on error. -#}
-{% macro vulcan_apply_schema_change(relation, query_columns, cfg) %}
+    model's definition changed since its intervals were recorded (every run for the kinds
+    without intervals). Returns the column list the batches must project to (when changes are
+    ignored), else none. Nothing is touched on error.
+
+    A run that finds the table's columns equal to its query's records their digest
+    (`plan.columns`, written in its state rows' details by run_batches); the next run whose
+    definition is unchanged and whose query has the same columns then knows the table has
+    them too and reads nothing (the table is only altered by runs of the model: a column
+    dropped by hand fails the insert, one added by hand is left NULL, as in dbt). -#}
+{% macro vulcan_apply_schema_change(relation, query_columns, cfg, plan) %}
+  {%- set digest = dbt_vulcan.vulcan_columns_digest(query_columns) -%}
+  {%- if not plan.fingerprint_changed and (plan.previous_details or {}).get('columns') == digest -%}
+    {%- do plan.update({'columns': digest}) -%}
+    {{ return(none) }}
+  {%- endif -%}
   {%- set table_columns = adapter.get_columns_in_relation(relation) -%}
   {%- set change = dbt_vulcan.vulcan_schema_change_plan(cfg, table_columns, query_columns) -%}
-  {%- if not change.changed -%}{{ return(none) }}{%- endif -%}
+  {%- if not change.changed -%}
+    {%- do plan.update({'columns': digest}) -%}
+    {{ return(none) }}
+  {%- endif -%}
   {%- if change.errors -%}
     {{ exceptions.raise_compiler_error(change.errors | join('\n')) }}
   {%- endif -%}
@@ -40,4 +55,11 @@
     {% do dbt_vulcan.vulcan_create_empty_table(relation, 'select * from ' ~ stage, cfg) %}
     {% call statement('vulcan_rewrite') %}insert overwrite table {{ relation }} by name select * from {{ stage }}{% endcall %}
   {%- endif -%}
+{% endmacro %}
+
+{#- A digest of columns' names and types (lower case, in their order) -#}
+{% macro vulcan_columns_digest(columns) %}
+  {%- set pairs = [] -%}
+  {%- for c in columns -%}{%- do pairs.append((c.name | lower) ~ ' ' ~ (c.dtype | lower)) -%}{%- endfor -%}
+  {{ return(local_md5(pairs | join(', '))[:16]) }}
 {% endmacro %}
