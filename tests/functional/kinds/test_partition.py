@@ -99,7 +99,7 @@ class TestPartition:
         }
 
     def test_replaces_present_keys_keeps_absent_inserts_new(
-        self, project: Any, logs_dir: str
+        self, project: Any, logs_dir: str, table_format: str
     ) -> None:
         run("seed")
         run("run", "-s", "by_warehouse", vars={"load_id": 1})
@@ -119,7 +119,8 @@ class TestPartition:
             s for s in statements if s.lower().startswith(("describe table", "describe extended"))
         ]
         assert len(described) <= 1, statements
-        assert len(statements) <= 6, statements
+        # Delta reads the query's partition keys first, for its REPLACE WHERE
+        assert len(statements) <= (7 if table_format == "delta" else 6), statements
 
     def test_composite_keys(self, project: Any) -> None:
         run("seed")

@@ -331,3 +331,44 @@ def test_a_schema_change_check_reads_the_table_unless_the_last_run_recorded_its_
         assert h.statements[0] == f"describe {target}"
         assert any("add columns" in s for s in h.statements), h.statements
         assert "columns" not in plan
+
+
+@pytest.mark.parametrize(
+    ("plan", "extra", "described", "order"),
+    [
+        # nothing recorded: the table is described
+        ({"previous_details": {}}, {}, True, ["d", "n"]),
+        # the last run recorded the table's order, the table is the one it wrote
+        ({"previous_details": {"table_columns": ["n", "d"]}}, {}, False, ["n", "d"]),
+        # a changed definition, a schema change of this run, a table this run created
+        (
+            {"previous_details": {"table_columns": ["n"]}, "fingerprint_changed": True},
+            {},
+            True,
+            ["d", "n"],
+        ),
+        (
+            {"previous_details": {"table_columns": ["n"]}, "schema_changed": True},
+            {},
+            True,
+            ["d", "n"],
+        ),
+        ({"previous_details": {"table_columns": ["n"]}}, {"created": True}, True, ["d", "n"]),
+        # the kind's own check read the table (the partition kind's layout check)
+        ({"previous_details": {}}, {"table_columns": ["n", "d"]}, False, ["n", "d"]),
+        ({"schema_changed": True}, {"table_columns": ["n"]}, True, ["d", "n"]),
+    ],
+)
+def test_the_table_s_column_order_is_read_once_and_recorded(
+    h: Harness, plan: dict[str, Any], extra: dict[str, Any], described: bool, order: list[str]
+) -> None:
+    h.table_columns = ["d", "n"]
+    a = {**args(h), "plan": plan, **extra}
+    h.call("vulcan_time_range_delta", a)
+    assert (h.statements[0] == "describe s.t") is described, h.statements
+    select = ", ".join(f"`{c}`" for c in order)
+    assert (
+        h.statements[-1]
+        == f"insert into s.t replace where {FILTER} select {select} from ({SQL}) as vulcan_by_name"
+    )
+    assert a["per_run"]["table_columns"] == order

@@ -88,6 +88,9 @@ def test_time_range_batch_and_state_append(h: Harness, file_format: str) -> None
     # the state row: its own partition of the parquet log (safe under threads in both modes)
     assert appended_values(statements[1]).startswith("('s.t', ")
     assert "'2025-01-01 00:00:00', '2025-01-03 00:00:00', 'processed', 'fp'" in statements[1]
+    # the order read is recorded with the batch, for the next run (engine/in_table_order.sql)
+    recorded = '"table_columns": ["d", "n"]' in statements[1]
+    assert recorded is (file_format == "delta"), statements[1]
 
 
 def test_unmanaged_appends_by_name(h: Harness) -> None:

@@ -67,7 +67,14 @@
         query) records the run itself: an empty range at the execution time, which adds no
         interval but gives the model a last run and a fingerprint (status, history, plan) -#}
     {%- set recorded = interval if batch.tracked else [[plan.execution_time, plan.execution_time]] -%}
-    {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, recorded, 'processed', plan.fingerprint, first_details if loop.first else details)) %}
+    {%- set row_details = first_details if loop.first else details -%}
+    {#- the table's columns in its order, when the write read them (engine/in_table_order.sql) -#}
+    {%- if per_run.get('table_columns') -%}
+      {%- set with_columns = fromjson(row_details) -%}
+      {%- do with_columns.update({'table_columns': per_run.table_columns}) -%}
+      {%- set row_details = tojson(with_columns) -%}
+    {%- endif -%}
+    {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, recorded, 'processed', plan.fingerprint, row_details)) %}
     {%- if marked -%}{% do dbt_vulcan.vulcan_write_recorded(relation, cfg) %}{%- endif -%}
     {%- if audits -%}
       {% do dbt_vulcan._vulcan_drop_audit_stage(stage, cfg.file_format) %}

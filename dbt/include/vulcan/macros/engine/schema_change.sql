@@ -23,6 +23,7 @@
   {%- if change.errors -%}
     {{ exceptions.raise_compiler_error(change.errors | join('\n')) }}
   {%- endif -%}
+  {%- do plan.update({'schema_changed': true}) -%}
   {%- for warning in change.warnings -%}
     {{ log('Warning: ' ~ warning, info=True) }}
   {%- endfor -%}

@@ -13,16 +13,18 @@
 {% endmaterialization %}
 
 {% macro _vulcan_partition_check(cfg, begin, plan, schema_sql) %}
-  {%- if not plan.rebuild -%}
-    {% do dbt_vulcan._vulcan_check_partition_layout(begin.target_relation, cfg) %}
-  {%- endif -%}
-  {{ return(dbt_vulcan._vulcan_whole_table_check(cfg, begin, plan, schema_sql)) }}
+  {%- set layout = none if plan.rebuild else dbt_vulcan._vulcan_check_partition_layout(begin.target_relation, cfg) -%}
+  {%- set checked = dbt_vulcan._vulcan_whole_table_check(cfg, begin, plan, schema_sql) -%}
+  {#- the layout check's description gives the table's columns too (engine/in_table_order.sql) -#}
+  {%- if layout is not none -%}{%- do checked.update({'extra': {'table_columns': layout.columns}}) -%}{%- endif -%}
+  {{ return(checked) }}
 {% endmacro %}
 
 {#- An existing table must have the layout this kind writes into, else a partition overwrite
     would replace the wrong rows (a plain parquet INSERT OVERWRITE replaces the whole table):
     same file format, partitioned by exactly `partitioned_by`, and for parquet the per-table
-    dynamic partition overwrite option. Checked before anything is written. -#}
+    dynamic partition overwrite option. Checked before anything is written. Returns the
+    table's description (engine/describe.sql, vulcan_table_layout). -#}
 {% macro _vulcan_check_partition_layout(relation, cfg) %}
   {%- set layout = dbt_vulcan.vulcan_table_layout(run_query('describe table extended ' ~ relation).rows) -%}
   {%- set ns = namespace(partitions=layout.partition_cols | map('lower') | list, provider=layout.provider, dynamic=layout.dynamic_overwrite) -%}
@@ -39,4 +41,5 @@
   {%- if problems -%}
     {{ exceptions.raise_compiler_error("Model '" ~ model.name ~ "' (incremental_by_partition): the existing table " ~ relation ~ " cannot be updated by partition: " ~ problems | join('; ') ~ ". Nothing was written. Rebuild it with --full-refresh (this recomputes the whole table).") }}
   {%- endif -%}
+  {{ return(layout) }}
 {% endmacro %}
