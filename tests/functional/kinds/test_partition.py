@@ -120,7 +120,9 @@ class TestPartition:
         ]
         assert len(described) <= 1, statements
         # Delta reads the query's partition keys first, for its REPLACE WHERE
-        assert len(statements) <= (7 if table_format == "delta" else 6), statements
+        # (an Iceberg state is refreshed first: its catalog caches a snapshot per session)
+        issued = [s for s in statements if not s.startswith("refresh table")]
+        assert len(issued) <= (7 if table_format == "delta" else 6), statements
 
     def test_composite_keys(self, project: Any) -> None:
         run("seed")

@@ -90,7 +90,8 @@ class TestUnmanaged:
         assert not [
             s for s in statements if s.lower().startswith(("describe table", "describe extended"))
         ], statements
-        assert len(statements) <= 5, statements
+        # (an Iceberg state is refreshed first: its catalog caches a snapshot per session)
+        assert len([s for s in statements if not s.startswith("refresh table")]) <= 5, statements
         # no interval state: each run is recorded as an empty range at its execution time
         assert state_rows(project, "shipment_log") == [
             (f"2025-01-0{d} 06:00:00", f"2025-01-0{d} 06:00:00", "processed") for d in (2, 3, 4)
