@@ -33,7 +33,7 @@ from tests.oracle.planning import (
 )
 from tests.oracle.planning import restatement_range as widen_restatement
 from tests.oracle.schedule import Interval
-from tests.oracle.state import PROCESSED, RelationState, merge_ranges, row_details
+from tests.oracle.state import PROCESSED, REMOVED, RelationState, merge_ranges, row_details
 
 
 def full_history_only(kind: str) -> bool:
@@ -326,7 +326,7 @@ def history_runs(
                     batches=len(processed),
                     # an untracked kind's run: an empty range at its execution time
                     ran=[r.start for r in rows if r.kind == PROCESSED and r.start >= r.end],
-                    removed=merge_ranges(r.interval for r in rows if r.kind != PROCESSED),
+                    removed=merge_ranges(r.interval for r in rows if r.kind == REMOVED),
                     restated=any(row_details(r).get("restate") for r in rows),
                 )
             )

@@ -25,6 +25,7 @@ __all__ = [
     "ABANDONED",
     "PROCESSED",
     "REMOVED",
+    "STAGING",
     "WRITING",
     "RelationState",
     "StateRow",
@@ -47,6 +48,9 @@ REMOVED = "removed"
 # settled by the next run with `processed` (it committed) or `abandoned` (it did not)
 WRITING = "writing"
 ABANDONED = "abandoned"
+# a stage about to be created by a run of a model that does not look for stale stages every
+# run (engine/stage.sql): pending until a later `processed` or `abandoned` row, or a reset
+STAGING = "staging"
 _KINDS = (PROCESSED, REMOVED)
 
 
@@ -111,10 +115,11 @@ def _apply(current: list[Interval], row: StateRow) -> list[Interval]:
         return merge_ranges([*current, row.interval])
     if row.kind == REMOVED:
         return subtract(current, [row.interval])
-    if row.kind in (WRITING, ABANDONED):
-        return current  # a write's intent and its settlement add and remove nothing
+    if row.kind in (WRITING, ABANDONED, STAGING):
+        return current  # a write's or a stage's intent, a settlement: add and remove nothing
     raise ValueError(
-        f"state row kind {row.kind!r} is not one of: {', '.join((*_KINDS, WRITING, ABANDONED))}"
+        f"state row kind {row.kind!r} is not one of: "
+        f"{', '.join((*_KINDS, WRITING, ABANDONED, STAGING))}"
     )
 
 
@@ -190,9 +195,14 @@ def has_pending_restatement(rows: Iterable[StateRow]) -> bool:
 
 def has_pending(rows: Iterable[StateRow]) -> bool:
     """Whether the log of one relation holds something neither the fold nor compaction may
-    drop: a pending restatement, or a write not settled yet."""
+    drop: a pending restatement, a write not settled yet, or a stage a stopped run may have
+    left."""
     state = RelationState(tuple(rows))
-    return has_pending_restatement(state.rows) or bool(state.pending_writes)
+    return (
+        has_pending_restatement(state.rows)
+        or bool(state.pending_writes)
+        or bool(state.pending_stages)
+    )
 
 
 def compact(rows: Iterable[StateRow]) -> list[StateRow]:
@@ -326,6 +336,20 @@ class RelationState:
             elif row.kind == REMOVED and row_details(row).get("reset"):
                 open_writes = []  # a rebuild: every earlier write is moot
         return open_writes
+
+    @property
+    def pending_stages(self) -> list[StateRow]:
+        """The `staging` rows (in read order) that no later `processed` or `abandoned` row
+        follows, nor a rebuild's reset: stages a stopped run may have left."""
+        open_stages: list[StateRow] = []
+        for row in sorted(self.rows, key=_read_order):
+            if row.kind == STAGING:
+                open_stages.append(row)
+            elif row.kind in (PROCESSED, ABANDONED) or (
+                row.kind == REMOVED and row_details(row).get("reset")
+            ):
+                open_stages = []
+        return open_stages
 
 
 def row_details(row: StateRow) -> dict[str, Any]:

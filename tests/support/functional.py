@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +131,41 @@ def model_statements(logs_dir: str, name: str) -> list[str]:
         rf"On model\.[^.\s]+\.{re.escape(name)}: (?:/\*.*?\*/)?\s*(\S[^\n]*)", invocation
     )
     return [s.strip() for s in found if s.strip() not in ("ROLLBACK", "Close")]
+
+
+def leave_stage(
+    project: Any,
+    table_format: str,
+    name: str,
+    stage: str,
+    select: str,
+    replay: str | None = "overwrite",
+    intent: bool = True,
+) -> None:
+    """What a run of model `name` killed while it held stage table `stage` leaves: the stage
+    (`select`'s rows; marked for replay unless `replay` is None) and, when the model does not
+    look for stages every run (`intent`, engine/stage.sql), the `staging` row it recorded first
+    (the state table in `table_format`)."""
+    schema = project.test_schema
+    marked = f"tblproperties ('vulcan.replay' = '{replay}') " if replay else ""
+    project.run_sql(f"create table {schema}.{stage} using parquet {marked}as {select}")
+    if not intent:
+        return
+    relation = f"{schema}.{name}".lower()
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+    # (dbt.tests' run_sql formats the statement: the JSON's braces are doubled)
+    details = json.dumps({"stage": stage.lower()}).replace("{", "{{").replace("}", "}}")
+    values = (
+        f"('{relation}', 'model.test.{name}', '2025-01-01 00:00:00', '2025-01-01 00:00:00', "
+        f"'staging', '', 'killed-run', '{now}', 1, '{details}')"
+    )
+    if table_format == "parquet":
+        project.run_sql(
+            f"insert overwrite table {STATE} partition (relation, append_id) "
+            "select model_id, interval_start, interval_end, row_type, fingerprint, "
+            "invocation_id, recorded_at, seq, details, relation, 'killed-run-1' "
+            f"from values {values} as v(relation, model_id, interval_start, interval_end, "
+            "row_type, fingerprint, invocation_id, recorded_at, seq, details)"
+        )
+    else:
+        project.run_sql(f"insert into {STATE} values {values}")

@@ -68,9 +68,9 @@ DETAILS = [
 ]
 
 
-# a batch's write and its settlement (engine/write_check.sql) beside the processed and
-# removed ranges
-KINDS = ["processed", "processed", "removed", "writing", "abandoned"]
+# a batch's write and its settlement (engine/write_check.sql) and a stage's intent
+# (engine/stage.sql) beside the processed and removed ranges
+KINDS = ["processed", "processed", "removed", "writing", "abandoned", "staging"]
 
 
 @st.composite

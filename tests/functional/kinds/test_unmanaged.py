@@ -9,6 +9,7 @@ import pytest
 from dbt.tests.util import run_dbt_and_capture
 
 from tests.support.functional import (
+    leave_stage,
     model_message,
     model_statements,
     rows,
@@ -65,6 +66,7 @@ class TestUnmanaged:
             "kept_log_forced.sql": model(disable_restatement=True, full_refresh=True),
             "batched_log.sql": model(batch_size=7),
             "restated_log.sql": model(),
+            "staged_log.sql": model(),
             # a log of everything its source has: a column the source gains reaches it
             "evolving_src.sql": EVOLVING_SRC,
             "evolving_log.sql": model("select * from {{ ref('evolving_src') }}"),
@@ -84,18 +86,70 @@ class TestUnmanaged:
             (2, 11, "dhl", date(2025, 1, 4)),
         ]
         # the third run reads no table description: its query has the columns the second run
-        # found in the table and recorded (engine/schema_change.sql); the package issues the
-        # state read, the stage listing, DESCRIBE QUERY, the insert and the state append
+        # found in the table and recorded (engine/schema_change.sql), and looks for no stage a
+        # stopped run left (none is named in the log, engine/stage.sql); the package issues the
+        # state read, DESCRIBE QUERY, the insert and the state append, as dbt-spark's append
+        # plus the run's record
         statements = model_statements(logs_dir, "shipment_log")
         assert not [
-            s for s in statements if s.lower().startswith(("describe table", "describe extended"))
+            s
+            for s in statements
+            if s.lower().startswith(("describe table", "describe extended", "show tables"))
         ], statements
         # (an Iceberg state is refreshed first: its catalog caches a snapshot per session)
-        assert len([s for s in statements if not s.startswith("refresh table")]) <= 5, statements
+        assert len([s for s in statements if not s.startswith("refresh table")]) <= 4, statements
         # no interval state: each run is recorded as an empty range at its execution time
         assert state_rows(project, "shipment_log") == [
             (f"2025-01-0{d} 06:00:00", f"2025-01-0{d} 06:00:00", "processed") for d in (2, 3, 4)
         ]
+
+    def test_a_stopped_run_s_stage_is_replayed_while_the_log_names_it(
+        self, project: Any, logs_dir: str, table_format: str
+    ) -> None:
+        run("seed")
+        run("run", "-s", "staged_log", vars={"load_id": 1, EXEC: "2025-01-02"})
+        relation = f"{project.test_schema}.staged_log"
+        # what a run killed inside a rewrite's swap leaves (engine/stage.sql): the `staging` row
+        # it recorded first, its stage complete and marked, the table emptied by the swap; and
+        # an older marked stage no pending row names (never replayed over newer rows)
+        leave_stage(
+            project,
+            table_format,
+            "staged_log",
+            "staged_log__vulcan_stage_0123456789ab",
+            f"select * from {relation} union all select 9, 99, 'fedex', date'2025-01-01'",
+        )
+        leave_stage(
+            project,
+            table_format,
+            "staged_log",
+            "staged_log__vulcan_stage_00000000beef",
+            "select 7 as shipment_id, 77 as order_id, 'old' as carrier, "
+            "date'2024-01-01' as logged_on",
+            intent=False,
+        )
+        wipe = "truncate table" if table_format == "parquet" else "delete from"
+        project.run_sql(f"{wipe} {relation}")
+        run("run", "-s", "staged_log", vars={"load_id": 2, EXEC: "2025-01-03"})
+        listed = [s for s in model_statements(logs_dir, "staged_log") if "show tables" in s]
+        package = project.adapter.type() != "vulcan"
+        # the package asks the metastore; the adapter reads dbt's relation cache
+        assert len(listed) == (1 if package else 0), listed
+        assert table_rows(project, "staged_log", COLUMNS, order_by="4, 1") == [
+            (9, 99, "fedex", date(2025, 1, 1)),
+            (1, 10, "ups", date(2025, 1, 2)),
+            (2, 11, "dhl", date(2025, 1, 2)),
+            (3, 12, "ups", date(2025, 1, 3)),
+        ]
+        assert not rows(project, f"show tables in {project.test_schema} like 'staged_log__*'")
+        # its `processed` row settles the `staging` row: the next run looks for nothing
+        assert [t for _, _, t in state_rows(project, "staged_log")][-2:] == [
+            "staging",
+            "processed",
+        ]
+        run("run", "-s", "staged_log", vars={"load_id": 2, EXEC: "2025-01-04"})
+        statements = model_statements(logs_dir, "staged_log")
+        assert not [s for s in statements if "show tables" in s], statements
 
     def test_restating_a_range_is_widened_to_a_rebuild(self, project: Any) -> None:
         run("seed")

@@ -24,6 +24,7 @@ from dbt.tests.util import run_dbt_and_capture
 
 from tests.support.functional import (
     STATE,
+    leave_stage,
     processed_rows,
     rows,
     run,
@@ -230,15 +231,18 @@ class TestStageOutlivingItsTable:
     def models(self) -> dict[str, str]:
         return {"src_orders.sql": SRC_ORDERS, "daily.sql": days_model()}
 
-    def test_a_rebuild_drops_the_old_stage(self, project: Any) -> None:
+    def test_a_rebuild_drops_the_old_stage(self, project: Any, table_format: str) -> None:
         schema = project.test_schema
         run("run", "-s", "src_orders")
         run("run", "-s", "daily", vars={EXEC: "2025-01-06"})
-        # what a run killed inside its swap leaves: a complete stage, marked for replay
-        project.run_sql(
-            f"create table {schema}.daily__vulcan_stage_0123456789ab using parquet "
-            "tblproperties ('vulcan.replay' = 'overwrite') as "
-            f"select order_date, 'stale' as customer, 99 as orders from {schema}.daily"
+        # what a run killed inside a schema change's rewrite leaves: the `staging` row naming
+        # its stage, the stage complete and marked for replay (engine/stage.sql)
+        leave_stage(
+            project,
+            table_format,
+            "daily",
+            "daily__vulcan_stage_0123456789ab",
+            f"select order_date, 'stale' as customer, 99 as orders from {schema}.daily",
         )
         project.run_sql(f"drop table {schema}.daily")
         run("run", "-s", "daily", vars={EXEC: "2025-01-06"})

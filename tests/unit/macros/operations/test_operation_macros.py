@@ -161,6 +161,7 @@ def test_replay_equals_relation_state(rows: list[StateRow]) -> None:
     latest = oracle.latest
     assert got["latest"] == (jinja_row(latest) if latest is not None else None)
     assert got["pending_writes"] == [jinja_row(r) for r in oracle.pending_writes]
+    assert got["pending_stages"] == [jinja_row(r) for r in oracle.pending_stages]
 
 
 def test_a_restatement_processed_again_is_not_pending_after_a_later_removal() -> None:

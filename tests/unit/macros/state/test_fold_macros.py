@@ -249,9 +249,14 @@ def test_the_folded_log_replays_as_the_log_it_folds(
     """What the fold writes (and, on parquet, a run stopped before the removal leaves the rows
     it replaces beside it), followed by any later rows, replays as the unfolded log: the same
     intervals, pending restatements and latest processed row. The fold is refused while a
-    restatement or a write is pending (it would be lost)."""
+    restatement, a write or a stage is pending (it would be lost)."""
     state = RelationState(tuple(read))
-    if state.pending_restatements or state.pending_full_restatement or state.pending_writes:
+    if (
+        state.pending_restatements
+        or state.pending_full_restatement
+        or state.pending_writes
+        or state.pending_stages
+    ):
         assert fold(read, limit=1) == (False, [])
         return
     folded = compact(read)

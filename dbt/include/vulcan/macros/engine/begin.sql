@@ -11,11 +11,14 @@
   {% do dbt_vulcan.vulcan_check_extras(cfg) %}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set full_refresh = dbt_vulcan.vulcan_full_refresh(cfg, should_full_refresh() and existing_relation is not none) -%}
+  {#- the stages a stopped run may have left are looked for every run, or while the log names
+      one (engine/stage.sql) -#}
+  {%- set named = none if dbt_vulcan.vulcan_lists_stages(cfg) else dbt_vulcan.vulcan_pending_stages(state.rows) -%}
   {%- if existing_relation is not none and existing_relation.type == 'table' -%}
-    {%- set replayed = dbt_vulcan.vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg) -%}
+    {%- set replayed = dbt_vulcan.vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg, named) if named != [] else [] -%}
     {#- a write a stopped run left unrecorded: recorded, or due again (engine/write_check.sql) -#}
     {% do dbt_vulcan.vulcan_settle_writes(this.incorporate(type='table'), cfg, state.rows, replayed) %}
-  {%- elif state.rows -%}
+  {%- elif state.rows and named != [] -%}
     {#- the log knows the model but its table is gone (dropped by hand, a view in its place):
         a stage a stopped run left beside the old table is dropped, never replayed over the
         table this run builds -#}

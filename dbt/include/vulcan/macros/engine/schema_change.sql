@@ -28,7 +28,7 @@
     {{ log('Warning: ' ~ warning, info=True) }}
   {%- endfor -%}
   {%- if change.rewrite -%}
-    {% do dbt_vulcan._vulcan_rewrite_to_schema(relation, change.rewrite_select, cfg) %}
+    {% do dbt_vulcan._vulcan_rewrite_to_schema(relation, change.rewrite_select, cfg, plan) %}
   {%- elif change.add_columns -%}
     {% call statement('vulcan_add_columns') -%}
       alter table {{ relation }} add columns ({{ change.add_columns | join(', ') }})
@@ -37,8 +37,9 @@
   {{ return(change.projection) }}
 {% endmacro %}
 
-{% macro _vulcan_rewrite_to_schema(relation, select_list, cfg) %}
+{% macro _vulcan_rewrite_to_schema(relation, select_list, cfg, plan) %}
   {%- set stage = dbt_vulcan._vulcan_stage_relation(relation) -%}
+  {% do dbt_vulcan.vulcan_stage_intent(relation, stage, cfg, plan) %}
   {%- set delta_or_iceberg = cfg.file_format in ('delta', 'iceberg') -%}
   {% do dbt_vulcan._vulcan_stage_create(stage, 'select ' ~ select_list ~ ' from ' ~ relation, cfg.file_format if delta_or_iceberg else 'parquet', replay='rebuild') %}
   {% do dbt_vulcan._vulcan_rebuild_from_stage(relation, stage, cfg) %}

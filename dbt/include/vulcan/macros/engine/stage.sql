@@ -12,7 +12,17 @@
     (INSERT OVERWRITE of a parquet table deletes the old files before the job commits): the
     next run of the model finds the marked stage and replays the swap before anything else
     (`vulcan_recover_interrupted_write`). An unmarked stage left behind is only dropped: the
-    table was not touched. -#}
+    table was not touched.
+
+    Which runs look for stages a stopped run left: a kind that stages every batch (on parquet
+    the unique key, SCD type 2 and tracked kinds, a time range table not partitioned by its
+    time column, a partition query reading its own table; SCD type 2 by MERGE, and the tracked
+    kind on every format) and a model with audits (a stage per batch) look every run. Every
+    other kind stages only for a schema change's rewrite: before creating that stage, the run
+    records a `staging` row naming it (vulcan_stage_intent), and later runs look only while
+    one is pending (no `processed` or `abandoned` row after it, operations/_log.sql). They
+    replay only the stages the pending rows name and drop any other stage found. A steady run
+    of those kinds reads no listing. -#}
 
 {% macro _vulcan_stage_relation(relation, suffix='__vulcan_stage') %}
   {%- set run = invocation_id | replace('-', '') -%}
@@ -39,10 +49,46 @@
   {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
 {% endmacro %}
 
-{#- Replace `relation`'s rows (all of them, or with dynamic partition overwrite the partitions
-    the rows fall in) by `sql`, plus `add_sql`'s rows when given, through a parquet stage. -#}
-{% macro _vulcan_overwrite_from_stage(relation, sql, add_sql=none) %}
+{#- Whether a run of the model looks for the stages a stopped run left on every run (see the
+    top of this file), rather than only while a `staging` row is pending. -#}
+{% macro vulcan_lists_stages(cfg) %}
+  {%- set fmt = cfg.file_format -%}
+  {%- set scd2 = cfg.kind in ('scd_type_2_by_time', 'scd_type_2_by_column') -%}
+  {%- set every_batch = cfg.kind == 'tracked'
+      or (scd2 and fmt != 'iceberg')
+      or (fmt == 'parquet' and cfg.kind == 'incremental_by_unique_key')
+      or (fmt == 'parquet' and cfg.kind == 'incremental_by_time_range' and cfg.time_column not in (cfg.partition_cols or []))
+      or (fmt == 'parquet' and cfg.kind == 'incremental_by_partition' and this.render() in (compiled_code or '')) -%}
+  {%- set audited = cfg.audits or cfg.grains or cfg.get('grains_audit') is not none -%}
+  {{ return(true if every_batch or audited or fmt not in ('parquet', 'delta', 'iceberg') else false) }}
+{% endmacro %}
+
+{#- Before a stage is created by a model that does not look for stages every run: a `staging`
+    row over the run's execution time, naming the stage (once per stage). -#}
+{% macro vulcan_stage_intent(relation, stage, cfg, plan) %}
+  {%- if dbt_vulcan.vulcan_lists_stages(cfg) -%}{{ return(none) }}{%- endif -%}
+  {%- set details = tojson({'stage': stage.identifier | lower}) -%}
+  {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, [[plan.execution_time, plan.execution_time]], 'staging', plan.fingerprint, details)) %}
+{% endmacro %}
+
+{#- The stages (lower-case names) the log's pending `staging` rows name: `rows`, a relation's
+    log in replay order. -#}
+{% macro vulcan_pending_stages(rows) %}
+  {%- if not (rows | selectattr('row_type', 'equalto', 'staging') | list) -%}{{ return([]) }}{%- endif -%}
+  {%- set named = [] -%}
+  {%- for row in dbt_vulcan._vulcan_op_summary(rows).pending_stages -%}
+    {%- do named.append((dbt_vulcan._vulcan_op_details(row).get('stage') or '') | lower) -%}
+  {%- endfor -%}
+  {{ return(named) }}
+{% endmacro %}
+
+{#- Replace the rows of `args.relation` (all of them, or with dynamic partition overwrite the
+    partitions the rows fall in) by `sql`, plus `add_sql`'s rows when given, through a parquet
+    stage. `args`: a write strategy's (engine/run_batches.sql). -#}
+{% macro _vulcan_overwrite_from_stage(args, sql, add_sql=none) %}
+  {%- set relation = args.relation -%}
   {%- set stage = dbt_vulcan._vulcan_stage_relation(relation) -%}
+  {% do dbt_vulcan.vulcan_stage_intent(relation, stage, args.cfg, args.plan) %}
   {% do dbt_vulcan._vulcan_stage_create(stage, sql, replay=none if add_sql is not none else 'overwrite') %}
   {%- if add_sql is not none -%}
     {% call statement('vulcan_stage_add') -%}
@@ -63,11 +109,13 @@
 
 {#- Run first by every materializing kind on an existing table: finish what a killed run left
     half done (see the top of this file), then drop its stages. Returns the names (lower case)
-    of the stages whose swap it replayed (engine/write_check.sql: a write that committed). -#}
-{% macro vulcan_recover_interrupted_write(relation, cfg) %}
+    of the stages whose swap it replayed (engine/write_check.sql: a write that committed).
+    `named`: the stages the pending `staging` rows name (lower case), for a model that does not
+    look every run: only those are replayed. -#}
+{% macro vulcan_recover_interrupted_write(relation, cfg, named=none) %}
   {%- set replayed = [] -%}
   {%- for stale in dbt_vulcan.vulcan_stale_stages(relation) -%}
-    {%- set replay = dbt_vulcan._vulcan_stage_replay_mode(stale) -%}
+    {%- set replay = dbt_vulcan._vulcan_stage_replay_mode(stale) if named is none or (stale.identifier | lower) in named else none -%}
     {%- if replay -%}
       {%- do replayed.append(stale.identifier | lower) -%}
       {{ log('Warning: ' ~ relation ~ ': a previous run stopped while swapping in ' ~ stale ~ '; replaying that swap (' ~ replay ~ ') before this run. Its batch was not recorded and runs again.', info=True) }}

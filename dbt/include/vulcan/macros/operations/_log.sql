@@ -76,19 +76,25 @@
      superseded by a rebuild's reset), pending_full (a full-history restatement with no reset
      after it), latest (the latest processed row, or none), pending_writes (the `writing` rows
      that no later `processed` or `abandoned` row of the same range settles, nor a rebuild's
-     reset: a write that may have committed unrecorded, engine/write_check.sql)}. -#}
+     reset: a write that may have committed unrecorded, engine/write_check.sql),
+     pending_stages (the `staging` rows no later `processed` or `abandoned` row follows, nor a
+     reset: a stage a stopped run may have left, engine/stage.sql)}. -#}
 {% macro _vulcan_op_summary(rows) %}
   {%- set st = {'processed': [], 'restated': [], 'pending_full': false, 'latest': none} -%}
   {%- set writes = [] -%}
-  {%- for row in rows if row.row_type in ('writing', 'processed', 'abandoned') or 'reset' in row.details -%}
+  {%- set stages = [] -%}
+  {%- for row in rows if row.row_type in ('writing', 'staging', 'processed', 'abandoned') or 'reset' in row.details -%}
     {%- if row.row_type == 'writing' -%}
       {%- do writes.append(row) -%}
+    {%- elif row.row_type == 'staging' -%}
+      {%- do stages.append(row) -%}
     {%- elif row.row_type == 'removed' -%}
-      {#- a rebuild's reset: every earlier write is moot -#}
-      {%- if dbt_vulcan._vulcan_op_details(row).get('reset') -%}{%- do writes.clear() -%}{%- endif -%}
+      {#- a rebuild's reset: every earlier write and stage is moot -#}
+      {%- if dbt_vulcan._vulcan_op_details(row).get('reset') -%}{%- do writes.clear() -%}{%- do stages.clear() -%}{%- endif -%}
     {%- else -%}
       {%- set open = writes | selectattr('start', 'equalto', row.start) | selectattr('end', 'equalto', row.end) | list -%}
       {%- for w in open -%}{%- do writes.remove(w) -%}{%- endfor -%}
+      {%- do stages.clear() -%}
     {%- endif -%}
   {%- endfor -%}
   {%- for row in rows -%}
@@ -115,6 +121,7 @@
     'pending_full': st.pending_full,
     'latest': st.latest,
     'pending_writes': writes,
+    'pending_stages': stages,
   }) }}
 {% endmacro %}
 
@@ -131,7 +138,7 @@
   {%- for key in by_key | sort -%}
     {%- set rows = by_key[key] -%}
     {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
-    {%- if summary.pending_restatements or summary.pending_full or summary.pending_writes -%}
+    {%- if summary.pending_restatements or summary.pending_full or summary.pending_writes or summary.pending_stages -%}
       {%- do out.extend(rows) -%}
       {%- if kept is not none -%}{%- do kept.append(key) -%}{%- endif -%}
     {%- else -%}

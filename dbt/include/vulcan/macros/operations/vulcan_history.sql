@@ -48,9 +48,9 @@
           {%- do ran.append(row.start) -%}  {#- an untracked kind's run: an empty range -#}
         {%- elif row.row_type == 'processed' -%}
           {%- do processed.append([row.start, row.end]) -%}
-        {%- else -%}
+        {%- elif row.row_type == 'removed' -%}
           {%- do removed.append([row.start, row.end]) -%}
-        {%- endif -%}
+        {%- endif -%}  {#- a write's or a stage's intent, a settled write: nothing processed or removed -#}
         {%- if dbt_vulcan._vulcan_op_details(row).get('restate') -%}{%- do flags.update({'restated': true}) -%}{%- endif -%}
       {%- endfor -%}
       {%- do shown.append({

@@ -21,8 +21,9 @@
       commits to meanwhile), and another thread's append or fold, in its own partition, never
       conflicts with it. A state table created before that layout is not folded (one line says
       so); `dbt run-operation vulcan_compact` repartitions it.
-    - nothing pending is lost: a log with a restatement not yet recomputed, or a write not yet
-      settled (engine/write_check.sql), is not folded (the run that recomputes or settles it
+    - nothing pending is lost: a log with a restatement not yet recomputed, a write not yet
+      settled (engine/write_check.sql) or a stage a stopped run may have left (engine/stage.sql)
+      is not folded (the run that recomputes or settles it
       comes first), nor one whose compaction would not halve it (a
       fragmented history).
 
@@ -31,8 +32,8 @@
   {%- set limit = dbt_vulcan.vulcan_state_fold_rows() -%}
   {%- if rebuild or limit == 0 or rows | length < limit -%}{{ return(false) }}{%- endif -%}
   {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
-  {%- if summary.pending_restatements or summary.pending_full or summary.pending_writes -%}
-    {{ log("Model '" ~ model_name ~ "': the state log (" ~ rows | length ~ " rows) is not folded while a restatement or a write is pending", info=false) }}
+  {%- if summary.pending_restatements or summary.pending_full or summary.pending_writes or summary.pending_stages -%}
+    {{ log("Model '" ~ model_name ~ "': the state log (" ~ rows | length ~ " rows) is not folded while a restatement, a write or a stage is pending", info=false) }}
     {{ return(false) }}
   {%- endif -%}
   {%- set folded = dbt_vulcan._vulcan_op_compact({key: rows}) -%}

@@ -15,5 +15,5 @@
     {{ return(none) }}
   {%- endif -%}
   {%- set rewrite = dbt_vulcan.vulcan_tracked_rewrite_sql(spec, args.relation, groups, changes) -%}
-  {% do dbt_vulcan._vulcan_overwrite_from_stage(args.relation, rewrite.kept, rewrite.added) %}
+  {% do dbt_vulcan._vulcan_overwrite_from_stage(args, rewrite.kept, rewrite.added) %}
 {% endmacro %}
