@@ -275,6 +275,59 @@ def test_recovery_without_stale_stages_issues_nothing(
     assert h.statements == []
 
 
+def test_recovery_replays_only_the_stages_the_log_names(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that looks for stages only while a `staging` row is pending (engine/stage.sql):
+    the stage that row names is replayed; another marked stage found then (a stopped run's of
+    long ago) is dropped, never replayed over newer rows."""
+    named = relation(identifier=f"t{STAGE}")
+    other = relation(identifier="t__vulcan_stage_00000000beef")
+    _stale_stages(h, monkeypatch, [named, other], ["id", "amount"])
+    h.query_results[f"show tblproperties s.t{STAGE}"] = FakeResult([("vulcan.replay", "overwrite")])
+    replayed = h.call("vulcan_recover_interrupted_write", relation(), CFG, [f"t{STAGE}"])
+    assert replayed == [f"t{STAGE}"]
+    assert h.statements == [
+        f"show tblproperties s.t{STAGE}",
+        f"insert overwrite table s.t by name select `id`, `amount` from s.t{STAGE}",
+        f"drop table if exists s.t{STAGE}",
+        "drop table if exists s.t__vulcan_stage_00000000beef",
+    ]
+
+
+PARTITION = {"kind": "incremental_by_partition", "file_format": "parquet"}
+
+
+@pytest.mark.parametrize(
+    ("cfg", "query", "every_run"),
+    [
+        # the kinds that stage every batch
+        ({"kind": "incremental_by_unique_key", "file_format": "parquet"}, "s.src", True),
+        ({"kind": "scd_type_2_by_time", "file_format": "parquet"}, "s.src", True),
+        ({"kind": "scd_type_2_by_column", "file_format": "delta"}, "s.src", True),
+        ({"kind": "tracked", "file_format": "iceberg"}, "s.src", True),
+        ({**CFG, "partition_cols": []}, "s.src", True),  # parquet not partitioned by time
+        (PARTITION, "s.t", True),  # a partition query reading its own table
+        ({"kind": "incremental_unmanaged", "file_format": "delta", "audits": ["x"]}, "s.src", True),
+        # the kinds that stage only for a schema change's rewrite
+        (CFG, "s.src", False),
+        ({**CFG, "file_format": "delta"}, "s.src", False),
+        ({"kind": "incremental_by_unique_key", "file_format": "iceberg"}, "s.src", False),
+        ({"kind": "scd_type_2_by_time", "file_format": "iceberg"}, "s.src", False),
+        (PARTITION, "s.src", False),
+        ({"kind": "incremental_unmanaged", "file_format": "parquet"}, "s.src", False),
+    ],
+)
+def test_which_models_look_for_stages_every_run(
+    h: Harness, cfg: dict[str, Any], query: str, every_run: bool
+) -> None:
+    h.context.update({"this": relation(), "compiled_code": f"select * from {query}"})
+    try:
+        assert h.call("vulcan_lists_stages", cfg) is every_run
+    finally:
+        del h.context["this"], h.context["compiled_code"]
+
+
 def test_stage_of_one_table_only() -> None:
     from dbt.adapters.vulcan.impl import is_stage_of
 
