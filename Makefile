@@ -296,13 +296,13 @@ test: setup
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 test-lane-1: setup
 	@echo "lane 1 started at $$(date +%T)"
-	$(MAKE) --no-print-directory -j1 lint unit functional-parquet functional-iceberg thrift integration-parquet \
-		PARQUET_BUILDS=1 PARQUET_DESELECT="$(CI_PARQUET_DESELECT)" ICEBERG_DESELECT="$(CI_ICEBERG_DESELECT)"
+	$(MAKE) --no-print-directory -j1 lint unit functional-parquet functional-iceberg thrift integration-package \
+		PACKAGE_BUILDS=2 PARQUET_DESELECT="$(CI_PARQUET_DESELECT)" ICEBERG_DESELECT="$(CI_ICEBERG_DESELECT)"
 	@echo "lane 1 ended at $$(date +%T)"
 test-lane-2: setup
 	@echo "lane 2 started at $$(date +%T)"
-	$(MAKE) --no-print-directory -j1 functional-delta functional-package databricks integration-package \
-		PACKAGE_BUILDS=2 DATABRICKS_BUILDS=1 PACKAGE_DESELECT="$(CI_PACKAGE_DESELECT)" DELTA_DESELECT="$(CI_DELTA_DESELECT)"
+	$(MAKE) --no-print-directory -j1 functional-delta functional-package databricks integration-parquet \
+		PARQUET_BUILDS=1 DATABRICKS_BUILDS=1 PACKAGE_DESELECT="$(CI_PACKAGE_DESELECT)" DELTA_DESELECT="$(CI_DELTA_DESELECT)"
 	@echo "lane 2 ended at $$(date +%T)"
 
 # The stateful fuzzer (tests/functional/fuzz): Hypothesis drives models through random
