@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import CodeType
 from typing import Any
 
 import dbt.include.global_project as core_project
@@ -22,11 +21,13 @@ from dbt.context.base import get_context_modules
 from dbt_common.clients.jinja import get_environment
 
 import dbt.include.vulcan as vulcan_project
+from dbt.adapters.vulcan import jinja_cache
 from dbt.adapters.vulcan.impl import VulcanAdapter
 from dbt.adapters.vulcan.timeutil import now_utc
 
-# the compiled Jinja of each macro file's text, shared by every Harness of the process
-_CODE: dict[str, CodeType] = {}
+# Jinja's compile is most of a harness's cost: the adapter's cache of compiled templates
+# (VULCAN_JINJA_CACHE) makes each file's code once, for every Harness and every test process
+jinja_cache.install()
 PROJECTS = [core_project.PACKAGE_PATH, spark_project.PACKAGE_PATH, vulcan_project.PACKAGE_PATH]
 # dbt's dispatch order per adapter type: the adapter, its parents, then default
 PREFIXES = {
@@ -186,12 +187,7 @@ class Harness:
         return self
 
     def _load(self, env: Any, text: str) -> None:
-        # Jinja's compile (lexing, parsing, code generation) is most of a harness's cost: each
-        # file's code is made once per process, every harness runs it in its own context
-        code = _CODE.get(text)
-        if code is None:
-            code = _CODE[text] = env.compile(text)
-        template = env.template_class.from_code(env, code, env.make_globals(self.context))
+        template = env.from_string(text, globals=self.context)
         module = template.make_module(vars=self.context)
         for attr in dir(module):
             if attr.startswith("dbt_macro__"):

@@ -21,7 +21,7 @@ from dbt.adapters.base import available
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.vulcan import config_keys, python_models
+from dbt.adapters.vulcan import config_keys, jinja_cache, python_models
 from dbt.adapters.vulcan.connections import VulcanConnectionManager
 from dbt.adapters.vulcan.timeutil import VulcanConfigError, now_utc
 
@@ -63,6 +63,8 @@ class VulcanAdapter(SparkAdapter):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # every macro compiled once, not once a process (jinja_cache; VULCAN_JINJA_CACHE=off)
+        jinja_cache.install()
         self._vulcan_now = now_utc()
         self._python_models = python_models.PythonModels()
 
