@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -37,7 +38,9 @@ ENV_VAR = "VULCAN_JINJA_CACHE"
 OFF = {"off", "0", "false", "no"}
 
 _lock = threading.Lock()
-_installed: dict[type[jinja2.Environment], Any] = {}
+# dbt's environments (NativeSandboxEnvironment is a MacroFuzzEnvironment)
+_ENV = dbt_jinja.MacroFuzzEnvironment
+_installed = False
 _memory: dict[str, CodeType] = {}
 _disk: FileSystemBytecodeCache | None = None
 
@@ -116,7 +119,7 @@ def compiled(
     source: str,
     name: str | None,
     filename: str | None,
-    compile_: Any,
+    compile_: Callable[[], CodeType],
 ) -> CodeType:
     """The code of `source` in `env`: from memory, from disk, or compiled (and kept)."""
     key = template_key(env, source, name, filename)
@@ -142,31 +145,25 @@ def compiled(
 def install(environ: dict[str, str] | None = None) -> bool:
     """Serve dbt's Jinja environments' compiles from the cache (idempotent). False when the
     cache is off."""
-    global _disk
+    global _disk, _installed
     directory = cache_dir(environ)
     if directory is None:
         return False
     with _lock:
-        if _installed:
-            return True
-        _disk = _disk_cache(directory)
-        # dbt's environments (NativeSandboxEnvironment is a MacroFuzzEnvironment)
-        cls = dbt_jinja.MacroFuzzEnvironment
-        _installed[cls] = cls.__dict__.get("compile")
-        cls.compile = _cached(cls.compile)  # type: ignore[method-assign]
+        if not _installed:
+            _disk = _disk_cache(directory)
+            _ENV.compile = _cached(_ENV.compile)  # type: ignore[method-assign]
+            _installed = True
     return True
 
 
 def uninstall() -> None:
     """Back to Jinja's own compile (tests)."""
-    global _disk
+    global _disk, _installed
     with _lock:
-        for cls, own in _installed.items():
-            if own is None:
-                del cls.compile  # Jinja's, inherited again
-            else:
-                cls.compile = own  # type: ignore[method-assign]
-        _installed.clear()
+        if _installed:
+            del _ENV.compile  # Jinja's own, inherited again
+            _installed = False
         _memory.clear()
         _disk = None
 

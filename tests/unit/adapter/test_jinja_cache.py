@@ -25,7 +25,7 @@ MACRO = (
 @pytest.fixture(autouse=True)
 def restore() -> Iterator[None]:
     """The cache as the process had it (the macro harness installs it) after each test."""
-    was = bool(jinja_cache._installed)
+    was = jinja_cache._installed
     yield
     jinja_cache.uninstall()
     if was:
