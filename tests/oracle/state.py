@@ -172,7 +172,11 @@ def _compact_relation(relation: str, rows: list[StateRow]) -> list[StateRow]:
         )
     # the latest processed row in replay order (ties: by bounds, as the log is read)
     last = max(processed, key=lambda r: (*_order(r), r.start, r.end)) if processed else None
-    if last is not None and not any(last.start < r.end and last.end > r.start for r in out):
+    # (an empty latest row is never a range's contributor: kept even inside a range)
+    carried = last is not None and last.start < last.end
+    if last is not None and not (
+        carried and any(last.start < r.end and last.end > r.start for r in out)
+    ):
         # the latest processed row carries no range (an untracked kind's last run, or a range
         # removed since): kept as an empty range, which adds no interval but keeps what a plan
         # takes from it (its fingerprint, details, model id)

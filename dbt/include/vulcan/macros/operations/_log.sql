@@ -163,7 +163,8 @@
           takes from it (its fingerprint, details, model id) -#}
       {%- set last = summary.latest -%}
       {%- set carried = [] -%}
-      {%- for r in ranges if last is not none and last.start < r[1] and last.end > r[0] -%}{%- do carried.append(r) -%}{%- endfor -%}
+      {#- (an empty latest row is never a range's contributor: kept even inside a range) -#}
+      {%- for r in ranges if last is not none and last.start < last.end and last.start < r[1] and last.end > r[0] -%}{%- do carried.append(r) -%}{%- endfor -%}
       {%- if last is not none and not carried -%}
         {%- set kept_row = {} -%}
         {%- do kept_row.update(last) -%}
