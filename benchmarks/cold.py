@@ -361,11 +361,13 @@ def run(
     before: Path | None = None,
     connection: dict[str, Any] | None = None,
     parts: tuple[str, ...] = PARTS,
+    pairs: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The cold suite: the daily model's scenarios, then every kind against its dbt
     counterpart (benchmarks/kinds.py, under "kinds"); runs, checks and problems. `before`: an
     earlier checkout, run as the extra system `vulcan_before` (the daily part). `connection`:
-    the profiles' connection keys of a running Spark server (default: embedded sessions)."""
+    the profiles' connection keys of a running Spark server (default: embedded sessions).
+    `pairs`: only these kinds' pairs (default every one)."""
     from benchmarks import kinds
 
     projects = write_projects(workdir, before, connection)
@@ -373,7 +375,7 @@ def run(
     if "daily" in parts:
         result = daily(size, projects, connection)
     if "kinds" in parts:
-        result["kinds"] = kinds.run(size, projects, connection)
+        result["kinds"] = kinds.run(size, projects, connection, pairs)
         result["problems"] = [*result["problems"], *result["kinds"]["problems"]]
     return result
 

@@ -280,6 +280,8 @@ def kinds_section(kinds: dict[str, Any]) -> list[str]:
     goal_rows = []
     rows = []
     for pair, (label, _, counterpart, _, _) in PAIRS.items():
+        if not runs(pair, "dbt", True):  # a run of some kinds only (run.py --kind)
+            continue
         base, base_wall = med(pair, "dbt"), med(pair, "dbt", "wall")
         for system in ("vulcan", "vulcan_package"):
             mode = "" if system == "vulcan" else " (package)"

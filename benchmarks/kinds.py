@@ -170,11 +170,18 @@ def checks_sql(pair: str) -> dict[str, str]:
     return out
 
 
-def run(size: Size, projects: Projects, connection: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Every pair, day 0 to `size.kind_days`; the runs, checks and problems."""
+def run(
+    size: Size,
+    projects: Projects,
+    connection: dict[str, Any] | None = None,
+    only: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """Every pair (or those named in `only`), day 0 to `size.kind_days`; the runs, checks and
+    problems."""
     from tests.spark_targets import server_side_parameters
 
     started = time.perf_counter()
+    pairs = {k: v for k, v in PAIRS.items() if not only or k in only}
     workdir = projects.workdir
     write_projects(projects, server_side_parameters("delta", workdir), connection)
     keys = size.kind_keys
@@ -192,16 +199,16 @@ def run(size: Size, projects: Projects, connection: dict[str, Any] | None = None
             "kind_segment": -1 if d == 0 else (7 * d) % 100,
             "kind_segment_keys": segment_keys,
         }
-        for pair, (_, model, _, verb, node) in PAIRS.items():
+        for pair, (_, model, _, verb, node) in pairs.items():
             for system in SYSTEMS:
                 call = ("run", model) if system != "dbt" else (verb, node)
                 one = {**vars_, "bench_schema": SCHEMA[system]}
                 runs.append(projects.invoke(pair, system, d, one, PROJECT[system], *call))
-        queries = {f"{pair}|{s}": sql for pair in PAIRS for s, sql in checks_sql(pair).items()}
+        queries = {f"{pair}|{s}": sql for pair in pairs for s, sql in checks_sql(pair).items()}
         sums = spark_task(workdir, "sums", connection, queries=queries, fmt="delta")
-        for pair in PAIRS:
+        for pair in pairs:
             values = {s: sums[f"{pair}|{s}"] for s in SYSTEMS}
-            checks.append(compare(f"{PAIRS[pair][0]}, day {d}", values))
+            checks.append(compare(f"{pairs[pair][0]}, day {d}", values))
     problems = [c["what"] + ": outputs differ" for c in checks if not c["ok"]]
     return {
         "runs": [asdict(r) for r in runs],

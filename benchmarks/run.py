@@ -147,7 +147,7 @@ def run_cold(args: argparse.Namespace, size: Size, argv: list[str] | None = None
                     driver=THRIFT_MEMORY["VULCAN_THRIFT_DRIVER_MEMORY"],
                 )
             parts = tuple(args.part or cold.PARTS)
-            result = cold.run(size, workdir, args.before, connection, parts)
+            result = cold.run(size, workdir, args.before, connection, parts, tuple(args.kind or ()))
     except Exception as exc:  # reported, and the exit code says it
         print(f"cold suite failed: {exc}", file=sys.stderr, flush=True)
         return 1
@@ -216,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
         choices=("daily", "kinds"),
         action="append",
         help="cold suite: only the daily model's scenarios or only the kinds (default both)",
+    )
+    parser.add_argument(
+        "--kind",
+        choices=("unique_key", "partition", "unmanaged", "scd_by_time", "scd_by_column"),
+        action="append",
+        help="cold suite, kinds part: only this kind's pair (default every one)",
     )
     parser.add_argument("--repeat", type=int, default=0, help="repetitions (default 3; quick 1)")
     parser.add_argument(
