@@ -172,6 +172,7 @@ DATABRICKS_TESTS := \
 	$(KINDS)/test_time_range.py::TestTimeRange::test_failure_in_batch_keeps_earlier_batches_and_rerun_finishes \
 	$(KINDS)/test_unique_key.py::TestUpsert::test_multiple_when_matched_clauses \
 	$(KINDS)/test_unique_key.py::TestUpsert::test_merge_filter_and_its_caveat \
+	$(KINDS)/test_unique_key.py::TestUpsert::test_rows_that_did_not_change_are_not_written \
 	$(KINDS)/test_partition.py::TestPartition::test_replaces_present_keys_keeps_absent_inserts_new \
 	$(KINDS)/test_upstream.py::TestSignalOnALateSource \
 	tests/functional/test_contracts.py::TestContractConstraints \

@@ -76,6 +76,7 @@ class ModelConfig:
     unique_key: list[str] = field(default_factory=list)
     when_matched: list[str] = field(default_factory=list)
     merge_filter: str | None = None
+    skip_unchanged_rows: bool = True
     # SCD type 2
     valid_from_name: str = "valid_from"
     valid_to_name: str = "valid_to"
@@ -406,6 +407,9 @@ def _unique_key(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector)
     if merge_filter is not None and not (isinstance(merge_filter, str) and merge_filter.strip()):
         errors.add(f"merge_filter: {merge_filter!r} is not a SQL predicate")
     cfg.merge_filter = merge_filter.strip() if isinstance(merge_filter, str) else None
+    cfg.skip_unchanged_rows = _as_bool(
+        config.get("skip_unchanged_rows"), "skip_unchanged_rows", errors, True
+    )
 
 
 def _scd2(cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector) -> None:

@@ -188,7 +188,7 @@ def test_the_strategy_reads_incremental_predicates_from_the_model(h: Harness) ->
         "sql": "select 1 as id",
     }
     h.call("vulcan_unique_key_delta", args)
-    assert "on target.id = source.id and (target.d > 0)" in h.statements[0]
+    assert "on target.id = source.id and (target.d > 0)" in h.statements[-1]
 
 
 # --- the MERGE (delta / iceberg) ----------------------------------------------------------
@@ -223,6 +223,20 @@ def test_default_merge_updates_every_column() -> None:
     assert sql.endswith(
         "on target.id = source.id when matched then update set * when not matched then insert *"
     )
+
+
+def test_merge_leaves_out_rows_equal_to_the_table() -> None:
+    sql = squash(spec().merge_statement("s.t", "select 1 as id, 2 as v", ["id", "v"]))
+    assert (
+        "left anti join s.t as target on target.id = source.id "
+        "and target.`id` <=> source.`id` and target.`v` <=> source.`v`) as source "
+        "on target.id = source.id when matched then update set *"
+    ) in sql
+
+
+def test_merge_with_when_matched_compares_nothing() -> None:
+    upsert = spec(unique_key="product_id", when_matched=SPEC_CLAUSES, merge_filter=SPEC_FILTER)
+    assert squash(upsert.merge_statement("s.t", "select * from src", ["product_id"])) == MERGE
 
 
 _HARNESS: Harness | None = None
@@ -270,6 +284,51 @@ def test_strategy_is_one_merge_per_batch(h: Harness, fmt: str) -> None:
 def test_first_batch_into_a_new_table_is_an_insert(h: Harness, fmt: str) -> None:
     h.call(f"vulcan_unique_key_{fmt}", strategy_args(fmt, created=True, index=1))
     assert h.statements == [f"insert into s.t {CHECKED}"]
+
+
+def default_args(fmt: str, previous: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A batch of a model without when_matched, on a table the last run recorded `previous`."""
+    config = {"unique_key": "id", "file_format": fmt}
+    return {
+        **strategy_args(fmt),
+        "model": {"name": "m", "config": config},
+        "cfg": validate("m", KIND, config).as_dict(),
+        "plan": {"execution_time": "2025-01-02 00:00:00", "previous_details": previous or {}},
+    }
+
+
+@pytest.mark.parametrize("fmt", ["delta", "iceberg"])
+def test_merge_compares_the_columns_the_last_run_recorded(h: Harness, fmt: str) -> None:
+    args = default_args(fmt, {"table_columns": ["id", "v"], "table_types": ["int", "string"]})
+    h.call(f"vulcan_unique_key_{fmt}", args)
+    assert len(h.statements) == 1  # no DESCRIBE
+    expected = spec().merge_statement("s.t", "select * from src", ["id", "v"])
+    assert squash(h.statements[0]) == squash(expected)
+    assert args["per_run"] == {"table_columns": ["id", "v"], "table_types": ["int", "string"]}
+
+
+def test_merge_describes_the_table_once_when_no_types_were_recorded(h: Harness) -> None:
+    h.table_columns = [("id", "int"), ("v", "string")]
+    args = default_args("delta", {"table_columns": ["id", "v"]})
+    h.call("vulcan_unique_key_delta", args)
+    h.call("vulcan_unique_key_delta", {**args, "batch": {**BATCH, "index": 3}})
+    assert [s for s in h.statements if s.startswith("describe")] == ["describe s.t"]
+    assert len(h.statements) == 3
+    assert args["per_run"] == {"table_columns": ["id", "v"], "table_types": ["int", "string"]}
+
+
+def test_skip_unchanged_rows_false_compares_nothing(h: Harness) -> None:
+    args = default_args("delta", {"table_columns": ["id"], "table_types": ["int"]})
+    config = {"unique_key": "id", "file_format": "delta", "skip_unchanged_rows": False}
+    args["cfg"] = validate("m", KIND, config).as_dict()
+    h.call("vulcan_unique_key_delta", args)
+    assert squash(h.statements[0]) == squash(spec().merge_statement("s.t", "select * from src"))
+
+
+def test_a_map_column_updates_every_matched_row(h: Harness) -> None:
+    previous = {"table_columns": ["id", "m"], "table_types": ["int", "map<string,int>"]}
+    h.call("vulcan_unique_key_delta", default_args("delta", previous))
+    assert squash(h.statements[0]) == squash(spec().merge_statement("s.t", "select * from src"))
 
 
 # --- parquet ------------------------------------------------------------------------------

@@ -637,12 +637,22 @@ class UpsertSpec:
 
     # --- delta / iceberg ---
 
-    def merge_statement(self, relation: str, sql: str) -> str:
-        """One MERGE for the batch (delta, iceberg)."""
+    def merge_statement(self, relation: str, sql: str, compare: Sequence[str] = ()) -> str:
+        """One MERGE for the batch (delta, iceberg). `compare` (the table's columns), without
+        when_matched: the batch's rows equal, column by column (`<=>`), to the row their key
+        matches are left out by an anti join on the MERGE's own condition."""
         matched = self.when_matched or "when matched then update set *"
+        source = self.checked_source(sql)
+        if compare and not self.when_matched:
+            same = " and ".join(f"{TARGET}.{quote(c)} <=> {SOURCE}.{quote(c)}" for c in compare)
+            source = (
+                f"select {SOURCE}.* from (\n{source}\n) as {SOURCE}\n"
+                f"left anti join {relation} as {TARGET}\n"
+                f"on {self.match_condition()}\n  and {same}"
+            )
         return (
             f"merge into {relation} as {TARGET}\n"
-            f"using (\n{self.checked_source(sql)}\n) as {SOURCE}\n"
+            f"using (\n{source}\n) as {SOURCE}\n"
             f"on {self.match_condition()}\n"
             f"{matched}\n"
             "when not matched then insert *"

@@ -72,6 +72,23 @@ def processed_rows(project: Any, name: str) -> list[tuple[str, str]]:
     return [(s, e) for s, e, t in state_rows(project, name) if t == "processed"]
 
 
+def table_commits(project: Any, name: str, table_format: str) -> list[dict[str, str]]:
+    """The table's commits, oldest first: Delta's operation metrics, Iceberg's snapshot
+    summaries (none on parquet)."""
+    relation = f"{project.test_schema}.{name}"
+
+    def as_dict(value: Any) -> dict[str, str]:  # a map: a dict, or its JSON over Thrift
+        return dict(json.loads(value) if isinstance(value, str) else value or {})
+
+    if table_format == "delta":
+        found = rows(project, f"describe history {relation}")
+        return [as_dict(r[12]) for r in sorted(found, key=lambda r: r[0])]
+    if table_format == "iceberg":
+        found = rows(project, f"select summary from {relation}.snapshots order by committed_at")
+        return [as_dict(r[0]) for r in found]
+    return []
+
+
 def run(*args: str, vars: dict[str, Any] | None = None, expect_pass: bool = True) -> Any:
     cmd = list(args)
     if vars:

@@ -123,9 +123,13 @@ class FakeAdapter:
         return self._harness.adapter_type
 
     def get_columns_in_relation(self, relation: Any) -> list[Any]:
-        """The table's columns (`Harness.table_columns`), recorded as a DESCRIBE."""
+        """The table's columns (`Harness.table_columns`: names, of type string, or (name,
+        type) pairs), recorded as a DESCRIBE."""
         self._harness.statements.append(f"describe {relation}")
-        return [_TableColumn(name, "string") for name in self._harness.table_columns]
+        return [
+            _TableColumn(*c) if isinstance(c, tuple) else _TableColumn(c, "string")
+            for c in self._harness.table_columns
+        ]
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("vulcan_") and self._harness.adapter_type != "vulcan":
@@ -141,7 +145,7 @@ class Harness:
     statements: list[str] = field(default_factory=list)
     context: dict[str, Any] = field(default_factory=dict)
     adapter_type: str = "vulcan"
-    table_columns: list[str] = field(default_factory=lambda: ["d", "n"])
+    table_columns: list[Any] = field(default_factory=lambda: ["d", "n"])
 
     def __post_init__(self) -> None:
         env = get_environment(None, capture_macros=True)

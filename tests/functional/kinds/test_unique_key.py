@@ -7,6 +7,7 @@ upserts a known batch; the test compares the whole table after each run.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import date
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 from dbt.tests.util import run_dbt_and_capture
 
 from tests.support.functional import (
+    STATE,
     days,
     model_message,
     orders_csv,
@@ -22,6 +24,7 @@ from tests.support.functional import (
     rows,
     run,
     state_rows,
+    table_commits,
     table_rows,
 )
 
@@ -113,6 +116,12 @@ class TestUpsert:
             "upsert_nulls.sql": model(unique_key="id"),
             "upsert_refresh.sql": model(unique_key="id"),
             "upsert_parts.sql": model(unique_key="id", partition_by=["region"]),
+            "unchanged.sql": model(unique_key="id"),
+            "with_map.sql": model(
+                "select id, name, map('price', price) as m from {{ ref('changes') }} "
+                "where run = {{ var('run', 1) }}",
+                unique_key="id",
+            ),
             "composite.sql": model(
                 "select order_id, product_id, quantity from {{ ref('items') }} "
                 "where run = {{ var('run', 1) }}",
@@ -272,6 +281,68 @@ class TestUpsert:
             # 2 moved from us to eu: the emptied partition is dropped, not left behind
             partitions = rows(project, f"show partitions {project.test_schema}.upsert_parts")
             assert sorted(p[0] for p in partitions) == ["region=apac", "region=eu"]
+
+    def test_rows_that_did_not_change_are_not_written(
+        self, project: Any, table_format: str
+    ) -> None:
+        upsert("unchanged", 1)
+        commits = table_commits(project, "unchanged", table_format)
+        # the same rows again: nothing changed, nothing written
+        upsert("unchanged", 1)
+        assert table(project, "unchanged") == RUN1
+        after = table_commits(project, "unchanged", table_format)
+        if table_format == "delta":
+            assert after == commits
+        elif table_format == "iceberg":
+            # Iceberg's MERGE commits an empty snapshot (apache/iceberg#9024): no data file
+            assert len(after) == len(commits) + 1
+            assert after[-1].get("added-data-files", "0") == "0"
+            assert after[-1].get("deleted-data-files", "0") == "0"
+        # the table's columns and types ride on the state row: the next run reads nothing
+        details = rows(
+            project,
+            f"select details from {STATE} "
+            f"where relation = '{project.test_schema.lower()}.unchanged' "
+            "and row_type = 'processed' order by recorded_at desc, seq desc limit 1",
+        )[0][0]
+        recorded = json.loads(details)
+        assert recorded["table_columns"] == ["id", "name", "email", "price", "category", "region"]
+        assert recorded["table_types"][0] in ("int", "bigint")
+        # run 4: 2 and 3 changed, 5 new; 1 is not in the batch
+        upsert("unchanged", 4)
+        assert table(project, "unchanged") == [
+            RUN1[0],
+            (2, "Bob", "bob@x.com", 21.0, "games", "eu"),
+            (3, "Cid", None, 31.0, "toys", "eu"),
+            (5, "Eve", "eve@x.com", 50.0, "toys", "apac"),
+        ]
+        if table_format == "delta":
+            metrics = table_commits(project, "unchanged", table_format)[-1]
+            assert (metrics["numTargetRowsUpdated"], metrics["numTargetRowsInserted"]) == (
+                "2",
+                "1",
+            )
+        # the same rows as run 4, plus 3 unchanged from run 1: only 3 changes back
+        upsert("unchanged", 4)
+        upsert("unchanged", 1)
+        if table_format == "delta":
+            metrics = table_commits(project, "unchanged", table_format)[-1]
+            assert (metrics["numTargetRowsUpdated"], metrics["numTargetRowsInserted"]) == (
+                "2",
+                "0",
+            )
+        assert table(project, "unchanged") == [*RUN1, (5, "Eve", "eve@x.com", 50.0, "toys", "apac")]
+
+    def test_a_map_column_still_upserts_every_matched_row(self, project: Any) -> None:
+        # a map has no `<=>`: every matched row is updated, as without the comparison
+        upsert("with_map", 1)
+        upsert("with_map", 1)
+        upsert("with_map", 4)
+        got = rows(
+            project,
+            f"select id, name, m['price'] from {project.test_schema}.with_map order by id",
+        )
+        assert got == [(1, "Ann", 10.0), (2, "Bob", 21.0), (3, "Cid", 31.0), (5, "Eve", 50.0)]
 
     def test_invalid_when_matched_refused_before_any_write(self, project: Any) -> None:
         result = upsert("bad_clause", 1, expect_pass=False)

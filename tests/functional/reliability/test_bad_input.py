@@ -146,6 +146,11 @@ CATALOGUE: dict[str, tuple[str, dict[str, Any], list[str]]] = {
         ["when_matched: 'update everything' does not start with 'WHEN MATCHED'"],
     ),
     "uk_merge_filter": (UK, {"merge_filter": 42}, ["merge_filter: 42 is not a SQL predicate"]),
+    "uk_skip_unchanged": (
+        UK,
+        {"skip_unchanged_rows": "maybe"},
+        ["skip_unchanged_rows: 'maybe' is not a boolean (true or false)"],
+    ),
     "uk_time_column": (
         UK,
         {"time_column": "updated_at"},

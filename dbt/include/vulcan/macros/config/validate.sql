@@ -130,7 +130,7 @@
     'start', 'end', 'allow_partials', 'lookback', 'batch_size', 'cron',
     'wait_for_upstream', 'ignore_upstream', 'ready_when', 'ready_intervals',
     'time_column', ['time_data_type', ['incremental_by_time_range', 'tracked']], 'partition_by_time_column',
-    'unique_key', 'when_matched', 'merge_filter',
+    'unique_key', 'when_matched', 'merge_filter', 'skip_unchanged_rows',
     'valid_from_name', 'valid_to_name', 'updated_at_name', 'invalidate_hard_deletes',
     ['disable_restatement', SCD], ['time_data_type', SCD],
     'updated_at_as_valid_from', 'execution_time_as_valid_from', 'columns',

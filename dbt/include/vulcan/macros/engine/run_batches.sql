@@ -68,10 +68,12 @@
         interval but gives the model a last run and a fingerprint (status, history, plan) -#}
     {%- set recorded = interval if batch.tracked else [[plan.execution_time, plan.execution_time]] -%}
     {%- set row_details = first_details if loop.first else details -%}
-    {#- the table's columns in its order, when the write read them (engine/in_table_order.sql) -#}
+    {#- the table's columns in its order (and their types), when the write read them
+        (engine/in_table_order.sql) -#}
     {%- if per_run.get('table_columns') -%}
       {%- set with_columns = fromjson(row_details) -%}
       {%- do with_columns.update({'table_columns': per_run.table_columns}) -%}
+      {%- if per_run.get('table_types') -%}{%- do with_columns.update({'table_types': per_run.table_types}) -%}{%- endif -%}
       {%- set row_details = tojson(with_columns) -%}
     {%- endif -%}
     {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, recorded, 'processed', plan.fingerprint, row_details)) %}

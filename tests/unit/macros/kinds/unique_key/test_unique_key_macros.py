@@ -143,6 +143,10 @@ def same(
     assert squash(h.call("vulcan_unique_key_merge_sql", got, "s.t", source_sql)) == squash(
         expected.merge_statement("s.t", source_sql)
     )
+    compare = ["id", "Name", "amount"]
+    assert squash(h.call("vulcan_unique_key_merge_sql", got, "s.t", source_sql, compare)) == squash(
+        expected.merge_statement("s.t", source_sql, compare)
+    )
     for rows in (DESCRIBE, PARTITIONED):
         layout = h.call("vulcan_table_layout", rows)
         try:

@@ -1,5 +1,6 @@
 {#- incremental_by_unique_key on Delta: one MERGE per batch (matched: update every column, or
-    the `when_matched` clauses; not matched: insert). Duplicate keys in the batch fail the MERGE
+    the `when_matched` clauses; not matched: insert; without when_matched, a batch row equal to
+    its table row is left out, so unchanged rows are not rewritten). Duplicate keys in the batch fail the MERGE
     before it commits. The first batch into a just-created table is a plain INSERT. The SQL:
     kinds/unique_key/upsert_sql.sql. -#}
 {% macro vulcan_unique_key_delta(args) %}
@@ -9,14 +10,30 @@
 {#- Shared with vulcan_unique_key_iceberg: both formats MERGE the same way. -#}
 {% macro _vulcan_unique_key_merge(args) %}
   {%- set spec = dbt_vulcan._vulcan_unique_key_batch_spec(args) -%}
+  {%- set first_into_new = args.created and args.batch.index == 1 -%}
+  {%- set compare = none if first_into_new else dbt_vulcan._vulcan_unique_key_compare(spec, args) -%}
   {% call statement('main') -%}
-    {%- if args.created and args.batch.index == 1 -%}
+    {%- if first_into_new -%}
       insert into {{ args.relation }}
       {{ dbt_vulcan.vulcan_unique_key_checked_source(spec, args.sql) }}
     {%- else -%}
-      {{ dbt_vulcan.vulcan_unique_key_merge_sql(spec, args.relation, args.sql) }}
+      {{ dbt_vulcan.vulcan_unique_key_merge_sql(spec, args.relation, args.sql, compare) }}
     {%- endif -%}
   {%- endcall %}
+{% endmacro %}
+
+{#- The table's columns a MERGE compares to leave unchanged rows alone (upsert_sql.sql), or
+    none: with `skip_unchanged_rows: false`, with when_matched clauses (they say what a match does: an accumulating one must see
+    every row), or when a column cannot be compared (a map or a variant has no `<=>`; every
+    matched row is then updated). Read once per run, with their types: recorded by the last
+    run, else described (engine/in_table_order.sql). -#}
+{% macro _vulcan_unique_key_compare(spec, args) %}
+  {%- if spec.when_matched or not args.cfg.skip_unchanged_rows -%}{{ return(none) }}{%- endif -%}
+  {%- set names = dbt_vulcan.vulcan_run_table_columns(args, true) -%}
+  {%- for dtype in args.per_run.table_types or [] if 'map<' in dtype or 'variant' in dtype -%}
+    {{ return(none) }}
+  {%- endfor -%}
+  {{ return(names) }}
 {% endmacro %}
 
 {#- The model's unique-key spec with the batch's time tokens (in when_matched, merge_filter and

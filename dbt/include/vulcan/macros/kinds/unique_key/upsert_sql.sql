@@ -51,10 +51,25 @@
     ~ 'where case when ' ~ keyed | join(' and ') ~ ' and __vulcan_n > 1 then raise_error(' ~ message ~ ') else true end') }}
 {% endmacro %}
 
-{#- One MERGE for the batch (delta, iceberg). -#}
-{% macro vulcan_unique_key_merge_sql(spec, relation, sql) %}
+{#- One MERGE for the batch (delta, iceberg). `compare`: the table's columns, given when the
+    matched rows take every column (no when_matched): the batch's rows equal to the row their
+    key matches are then left out of the MERGE (an anti join on the MERGE's own condition and
+    every column, `<=>`), so an unchanged row is not rewritten and a batch with no change
+    writes no data file (Delta commits nothing). -#}
+{% macro vulcan_unique_key_merge_sql(spec, relation, sql, compare=none) %}
+  {%- set source = dbt_vulcan.vulcan_unique_key_checked_source(spec, sql) -%}
+  {%- if compare and not spec.when_matched -%}
+    {%- set same = [] -%}
+    {%- for c in compare -%}
+      {%- set q = dbt_vulcan.vulcan_quote_identifier(c) -%}
+      {%- do same.append('target.' ~ q ~ ' <=> source.' ~ q) -%}
+    {%- endfor -%}
+    {%- set source = 'select source.* from (\n' ~ source ~ '\n) as source\n'
+      ~ 'left anti join ' ~ relation ~ ' as target\n'
+      ~ 'on ' ~ dbt_vulcan._vulcan_uk_match(spec) ~ '\n  and ' ~ same | join(' and ') -%}
+  {%- endif -%}
   {{ return('merge into ' ~ relation ~ ' as target\n'
-    ~ 'using (\n' ~ dbt_vulcan.vulcan_unique_key_checked_source(spec, sql) ~ '\n) as source\n'
+    ~ 'using (\n' ~ source ~ '\n) as source\n'
     ~ 'on ' ~ dbt_vulcan._vulcan_uk_match(spec) ~ '\n'
     ~ (spec.when_matched or 'when matched then update set *') ~ '\n'
     ~ 'when not matched then insert *') }}
