@@ -94,6 +94,7 @@ def main() -> None:
     assert first.success, first.exception
 
     compiled: dict[str, tuple[int, float]] = {}
+    compiled_at: dict[str, float] = {}
     calls: collections.Counter[str] = collections.Counter()
     files: collections.Counter[str] = collections.Counter()
     file_ms: collections.Counter[str] = collections.Counter()
@@ -110,6 +111,7 @@ def main() -> None:
         file_ms[node.original_file_path.split("macros/", 1)[-1]] += (
             time.perf_counter() - start
         ) * 1000
+        compiled_at[f"{node.package_name}.{node.name}"] = time.time()
         compiled[f"{node.package_name}.{node.name}"] = (
             len(node.macro_sql),
             (time.perf_counter() - start) * 1000,
@@ -128,9 +130,11 @@ def main() -> None:
     second = runner.invoke(["run", *base, "--vars", "{vulcan_execution_time: '2025-01-05'}"])
     wall = time.perf_counter() - start
     assert second.success, second.exception
-    model_time = next(
-        r.execution_time for r in second.result.results if r.node.unique_id == "model.jprof.daily"
-    )
+    result = next(r for r in second.result.results if r.node.unique_id == "model.jprof.daily")
+    model_time = result.execution_time
+    began = min(t.started_at for t in result.timing if t.started_at).timestamp()
+    ended = max(t.completed_at for t in result.timing if t.completed_at).timestamp()
+    inside = [k for k, at in compiled_at.items() if began <= at <= ended]
 
     print(f"mode {args.mode}: model time {model_time:.2f} s, dbt run {wall:.2f} s")
     total_bytes = sum(size for size, _ in compiled.values())
@@ -141,7 +145,15 @@ def main() -> None:
         f" dbt-vulcan's: {len(ours)} ({sum(s for s, _ in ours.values()) / 1000:.0f} KB,"
         f" {sum(m for _, m in ours.values()):.0f} ms)"
     )
+    print(
+        f"compiled during the model's own time: {len(inside)}"
+        f" ({sum(compiled[k][0] for k in inside) / 1000:.0f} KB,"
+        f" {sum(compiled[k][1] for k in inside):.0f} ms); the rest in the run's hooks"
+    )
     print(f"macro calls: {sum(calls.values())} to {len(calls)} macros")
+    print("\ncompiled outside the model's own time (the run's hooks):")
+    for name in sorted(set(compiled) - set(inside), key=lambda k: -compiled[k][0]):
+        print(f"  {compiled[name][1]:7.1f} {compiled[name][0]:7d}  {name}")
     print("\nslowest compiles (ms, bytes, macro):")
     for name, (size, ms) in sorted(compiled.items(), key=lambda kv: -kv[1][1])[: args.top]:
         print(f"  {ms:7.1f} {size:7d}  {name}")

@@ -1,11 +1,12 @@
-"""The model config keys, read from their one declaration: the Jinja table of
-`dbt/include/vulcan/macros/config/config_keys.sql` (`vulcan_config_keys()`), which the macros
-use in both modes. This module renders that macro once (plain Jinja, no dbt context) and
-derives what Python needs: the keys of each kind, the required ones, dbt's own keys, and the
-README option tables."""
+"""The model config keys, read from their one declaration: the table of
+`dbt/include/vulcan/macros/config/config_keys.sql` (`vulcan_config_keys()`: JSON data that the
+macro reads with `fromjson`), which the macros use in both modes. This module renders that
+macro once (plain Jinja, no dbt context) and derives what Python needs: the keys of each kind,
+the required ones, dbt's own keys, and the README option tables."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -60,7 +61,9 @@ def _return(value: Any) -> None:
 def _macro_value(name: str) -> Any:
     """What the declaration's macro `name` returns, rendered with plain Jinja."""
     env = SandboxedEnvironment(extensions=["jinja2.ext.do"])
-    module = env.from_string(SOURCE.read_text(), globals={"return": _return}).module
+    module = env.from_string(
+        SOURCE.read_text(), globals={"return": _return, "fromjson": json.loads}
+    ).module
     try:
         getattr(module, name)()
     except _Returned as returned:

@@ -10,7 +10,7 @@
   {%- set cfg = state.cfg -%}
   {% do dbt_vulcan.vulcan_check_extras(cfg) %}
   {%- set existing_relation = load_cached_relation(this) -%}
-  {%- set full_refresh = dbt_vulcan.vulcan_full_refresh(cfg, should_full_refresh() and existing_relation is not none) -%}
+  {%- set full_refresh = should_full_refresh() and existing_relation is not none and dbt_vulcan.vulcan_full_refresh(cfg) -%}
   {#- the stages a stopped run may have left are looked for every run, or while the log names
       one (engine/stage.sql) -#}
   {%- set named = none if dbt_vulcan.vulcan_lists_stages(cfg) else dbt_vulcan.vulcan_pending_stages(state.rows) -%}
@@ -42,13 +42,12 @@
   }) }}
 {% endmacro %}
 
-{#- Whether a --full-refresh rebuilds the model. A model that keeps its history
+{#- Whether a --full-refresh asked for (of an existing table) rebuilds the model. A model that keeps its history
     (forward_only, disable_restatement: SCD type 2 by default) follows dbt's convention for
     `full_refresh: false`: a --full-refresh of the whole project (nightly or CI jobs) runs it
     incrementally, and one line says why. It fails only when the model's own config asks for
     both (`full_refresh: true`). -#}
-{% macro vulcan_full_refresh(cfg, requested) %}
-  {%- if not requested -%}{{ return(false) }}{%- endif -%}
+{% macro vulcan_full_refresh(cfg) %}
   {%- set reasons = [] -%}
   {%- if cfg.forward_only -%}{%- do reasons.append('forward_only: true') -%}{%- endif -%}
   {%- if cfg.disable_restatement -%}{%- do reasons.append('disable_restatement: true') -%}{%- endif -%}
@@ -110,6 +109,15 @@
     {%- endif -%}
     {{ return(plan) }}
   {%- endif -%}
+  {{ return(dbt_vulcan._vulcan_adopt_unlogged(cfg, begin, run)) }}
+{% endmacro %}
+
+{#- An existing table the log knows nothing of: rebuilt as this kind's own (the plan of a
+    rebuild), or refused when it may hold history. Its own macro: a run with state compiles
+    none of it. -#}
+{% macro _vulcan_adopt_unlogged(cfg, begin, run) %}
+  {%- set relation = begin.target_relation -%}
+  {%- set where = "Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ "): the existing table " ~ relation -%}
   {%- set keeps_history = cfg.forward_only or cfg.disable_restatement -%}
   {%- if keeps_history and cfg.kind in ('scd_type_2_by_time', 'scd_type_2_by_column') -%}
     {%- set names = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}

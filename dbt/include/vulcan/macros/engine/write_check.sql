@@ -36,7 +36,14 @@
 {% macro vulcan_settle_writes(relation, cfg, rows, replayed) %}
   {%- if not (rows | selectattr('row_type', 'equalto', 'writing') | list) -%}{{ return(none) }}{%- endif -%}
   {%- set pending = dbt_vulcan._vulcan_op_summary(rows).pending_writes -%}
-  {%- if not pending -%}{{ return(none) }}{%- endif -%}
+  {%- if pending -%}
+    {% do dbt_vulcan._vulcan_settle_pending(relation, cfg, rows, pending, replayed) %}
+  {%- endif -%}
+{% endmacro %}
+
+{#- The settling of `pending` (the writes the log left open), in its own macro: a run with
+    none compiles none of it. -#}
+{% macro _vulcan_settle_pending(relation, cfg, rows, pending, replayed) %}
   {%- set check = dbt_vulcan.vulcan_strategy_macro('write_check', cfg.file_format) -%}
   {%- set now = dbt_vulcan._vulcan_micros(modules.datetime.datetime.utcnow()) -%}
   {#- the rows carry their own append (parquet): a fold of this run, which reads them with the

@@ -129,6 +129,13 @@
     {%- endfor -%}
   {%- endfor -%}
   {%- if not blocked -%}{{ return({'runs': runs, 'held': held}) }}{%- endif -%}
+  {{ return(dbt_vulcan._vulcan_plan_cut_blocked(runs, upstream, blocked, b)) }}
+{% endmacro %}
+
+{#- The cut itself, when some run meets a blocked range (its own macro: a run whose upstream
+    is ready compiles none of it); `blocked`: [first index, last index, parent, since]. -#}
+{% macro _vulcan_plan_cut_blocked(runs, upstream, blocked, b) %}
+  {%- set held = {'ranges': [], 'intervals': 0, 'waiting': []} -%}
   {%- set merged = [] -%}
   {%- for x in blocked | sort(attribute='0') -%}
     {%- if merged and x[0] <= merged[-1][1] + 1 -%}

@@ -31,6 +31,11 @@
 {% macro vulcan_fold_state(key, rows, model_name, rebuild=false) %}
   {%- set limit = dbt_vulcan.vulcan_state_fold_rows() -%}
   {%- if rebuild or limit == 0 or rows | length < limit -%}{{ return(false) }}{%- endif -%}
+  {{ return(dbt_vulcan._vulcan_fold_long_log(key, rows, model_name)) }}
+{% endmacro %}
+
+{#- The fold of a log past the limit, in its own macro: a run below it compiles none of it. -#}
+{% macro _vulcan_fold_long_log(key, rows, model_name) %}
   {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
   {%- if summary.pending_restatements or summary.pending_full or summary.pending_writes or summary.pending_stages -%}
     {{ log("Model '" ~ model_name ~ "': the state log (" ~ rows | length ~ " rows) is not folded while a restatement, a write or a stage is pending", info=false) }}
