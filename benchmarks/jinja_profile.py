@@ -2,14 +2,17 @@
 `dbt` process does) and calls, with the time of each compile.
 
     .venv/bin/python benchmarks/jinja_profile.py [--mode adapter|package] [--top 40]
+        [--model vulcan|microbatch]
 
 One embedded Spark session, one project in a temporary folder with one daily time-range model;
 `dbt run` backfills three days, then the measured run processes the next day. Before the
 measured run dbt's template cache is emptied, so every macro compiles again as it would in a
 new process (in adapter mode from the compiled code the adapter keeps on disk, as a new
 process reads it; VULCAN_JINJA_CACHE=off compiles from the source). Prints the templates
-compiled (bytes of source, milliseconds), the macro calls per macro, and the totals. Not a
-test: numbers for issue 32's item 5 and issue 49's item 1.
+compiled (bytes of source, milliseconds), those compiled inside the model's own time apart from
+the run's hooks, the macro calls per macro, and the totals. `--model microbatch` profiles the
+same day through dbt-spark's microbatch instead (`--event-time-start/-end`), for comparison.
+Not a test: numbers for issue 32's item 5 and issue 49's item 1.
 """
 
 from __future__ import annotations
@@ -34,10 +37,21 @@ from range(3000)
 group by 1, 3
 """
 
+# the same day's work as dbt-spark's microbatch (`--model microbatch`, on `type: spark`): what
+# the stock materialization compiles, for comparison
+MICROBATCH = """{{ config(materialized='incremental', incremental_strategy='microbatch',
+    event_time='event_date', begin='2025-01-01', batch_size='day', lookback=0,
+    file_format='parquet', partition_by=['event_date']) }}
+select cast(id % 7 as int) as user_id, count(*) as events,
+       date_add(date'2025-01-01', cast(id % 30 as int)) as event_date
+from range(3000)
+group by 1, 3
+"""
 
-def write_project(folder: Path, mode: str) -> None:
+
+def write_project(folder: Path, mode: str, model: str = "vulcan") -> None:
     (folder / "models").mkdir(parents=True)
-    (folder / "models" / "daily.sql").write_text(MODEL)
+    (folder / "models" / "daily.sql").write_text(MODEL if model == "vulcan" else MICROBATCH)
     project = [
         "name: jprof",
         "version: '1.0'",
@@ -79,18 +93,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=("adapter", "package"), default="adapter")
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--model", choices=("vulcan", "microbatch"), default="vulcan")
     args = parser.parse_args()
 
     from dbt.cli.main import dbtRunner
     from dbt_common.clients import jinja
 
     folder = Path(tempfile.mkdtemp(prefix="jprof_"))
-    write_project(folder, args.mode)
+    if args.model == "microbatch":
+        args.mode = "package"  # dbt-spark's own materialization, on type: spark
+    write_project(folder, args.mode, args.model)
     os.chdir(folder)
     base = ["--project-dir", str(folder), "--profiles-dir", str(folder), "--quiet"]
     dbtRunner().invoke(["deps", *base])
     runner = dbtRunner()
-    first = runner.invoke(["run", *base, "--vars", "{vulcan_execution_time: '2025-01-04'}"])
+    days = {
+        "vulcan": (
+            ["--vars", "{vulcan_execution_time: '2025-01-04'}"],
+            ["--vars", "{vulcan_execution_time: '2025-01-05'}"],
+        ),
+        "microbatch": (
+            ["--event-time-start", "2025-01-01", "--event-time-end", "2025-01-04"],
+            ["--event-time-start", "2025-01-04", "--event-time-end", "2025-01-05"],
+        ),
+    }[args.model]
+    first = runner.invoke(["run", *base, *days[0]])
     assert first.success, first.exception
 
     compiled: dict[str, tuple[int, float]] = {}
@@ -127,7 +154,7 @@ def main() -> None:
         jinja_cache._memory.clear()
     cache.get_node_template = timed_get  # type: ignore[method-assign]
     start = time.perf_counter()
-    second = runner.invoke(["run", *base, "--vars", "{vulcan_execution_time: '2025-01-05'}"])
+    second = runner.invoke(["run", *base, *days[1]])
     wall = time.perf_counter() - start
     assert second.success, second.exception
     result = next(r for r in second.result.results if r.node.unique_id == "model.jprof.daily")
@@ -136,7 +163,7 @@ def main() -> None:
     ended = max(t.completed_at for t in result.timing if t.completed_at).timestamp()
     inside = [k for k, at in compiled_at.items() if began <= at <= ended]
 
-    print(f"mode {args.mode}: model time {model_time:.2f} s, dbt run {wall:.2f} s")
+    print(f"{args.model}, mode {args.mode}: model time {model_time:.2f} s, dbt run {wall:.2f} s")
     total_bytes = sum(size for size, _ in compiled.values())
     total_ms = sum(ms for _, ms in compiled.values())
     ours = {k: v for k, v in compiled.items() if k.split(".")[0] in ("vulcan", "dbt_vulcan")}

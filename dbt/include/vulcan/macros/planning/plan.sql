@@ -152,38 +152,45 @@
 
 {#- The run's vars (`--vars`, or `raw` with the same names: an operation's args), parsed, never
     pasted into SQL: {execution_time, start, end} as naive UTC datetimes; execution_time
-    defaults to the invocation's start (`run_started_at`). Every invalid var is named at once. -#}
+    defaults to the invocation's start (`run_started_at`). Every invalid var is named at once
+    (_vulcan_run_vars_parsed: a run given none compiles none of it). -#}
 {% macro vulcan_run_vars(model_name=none, raw=none) %}
   {%- set raw = raw if raw is not none else {
     'vulcan_execution_time': var('vulcan_execution_time', none),
     'vulcan_start': var('vulcan_start', none),
     'vulcan_end': var('vulcan_end', none),
   } -%}
+  {%- set given = {} -%}
+  {%- for name in ['vulcan_execution_time', 'vulcan_start', 'vulcan_end'] if raw.get(name) is not none and raw.get(name) != '' -%}
+    {%- do given.update({name: raw.get(name)}) -%}
+  {%- endfor -%}
+  {%- set parsed = dbt_vulcan._vulcan_run_vars_parsed(model_name, given) if given else {} -%}
+  {{ return({
+    'execution_time': parsed.get('vulcan_execution_time') or (run_started_at or modules.datetime.datetime.utcnow()).replace(tzinfo=none),
+    'start': parsed.get('vulcan_start'),
+    'end': parsed.get('vulcan_end'),
+  }) }}
+{% endmacro %}
+
+{#- The vars `given` (a non-empty value each), parsed: {name: naive UTC datetime}; a start and
+    an end come together (one alone is an error), the start before the end. -#}
+{% macro _vulcan_run_vars_parsed(model_name, given) %}
   {%- set errors = [] -%}
   {%- set parsed = {} -%}
-  {%- for name, is_end in [('vulcan_execution_time', false), ('vulcan_start', false), ('vulcan_end', true)] -%}
-    {%- set value = raw.get(name) -%}
-    {%- if value is not none and value != '' -%}
-      {%- set result = dbt_vulcan._vulcan_cfg_parse_time(value, name, is_end) -%}
-      {%- if result.error -%}{%- do errors.append(result.error) -%}{%- else -%}{%- do parsed.update({name: result.time}) -%}{%- endif -%}
-    {%- endif -%}
+  {%- for name, is_end in [('vulcan_execution_time', false), ('vulcan_start', false), ('vulcan_end', true)] if name in given -%}
+    {%- set result = dbt_vulcan._vulcan_cfg_parse_time(given[name], name, is_end) -%}
+    {%- if result.error -%}{%- do errors.append(result.error) -%}{%- else -%}{%- do parsed.update({name: result.time}) -%}{%- endif -%}
   {%- endfor -%}
-  {%- set given_start = raw.get('vulcan_start') not in (none, '') -%}
-  {%- set given_end = raw.get('vulcan_end') not in (none, '') -%}
-  {%- if given_start and not given_end -%}{%- do errors.append('vulcan_end: required when vulcan_start is given') -%}{%- endif -%}
-  {%- if given_end and not given_start -%}{%- do errors.append('vulcan_start: required when vulcan_end is given') -%}{%- endif -%}
+  {%- if 'vulcan_start' in given and 'vulcan_end' not in given -%}{%- do errors.append('vulcan_end: required when vulcan_start is given') -%}{%- endif -%}
+  {%- if 'vulcan_end' in given and 'vulcan_start' not in given -%}{%- do errors.append('vulcan_start: required when vulcan_end is given') -%}{%- endif -%}
   {%- if 'vulcan_start' in parsed and 'vulcan_end' in parsed and parsed.vulcan_start >= parsed.vulcan_end -%}
-    {%- do errors.append('vulcan_start: ' ~ dbt_vulcan._vulcan_cfg_repr(raw.get('vulcan_start')) ~ ' is not before vulcan_end') -%}
+    {%- do errors.append('vulcan_start: ' ~ dbt_vulcan._vulcan_cfg_repr(given.vulcan_start) ~ ' is not before vulcan_end') -%}
   {%- endif -%}
   {%- if errors -%}
     {%- set lines = [] -%}{%- for e in errors -%}{%- do lines.append('  - ' ~ e) -%}{%- endfor -%}
     {{ exceptions.raise_compiler_error(("Model '" ~ model_name ~ "': " if model_name else '') ~ 'Invalid --vars:\n' ~ lines | join('\n')) }}
   {%- endif -%}
-  {{ return({
-    'execution_time': parsed.get('vulcan_execution_time') or (run_started_at or modules.datetime.datetime.utcnow()).replace(tzinfo=none),
-    'start': parsed.get('vulcan_start') if given_end else none,
-    'end': parsed.get('vulcan_end') if given_start else none,
-  }) }}
+  {{ return(parsed) }}
 {% endmacro %}
 
 {# ------------------------------------------------------------------------------ helpers #}
