@@ -188,6 +188,40 @@ class Projects:
         project, model = SYSTEMS[system]
         return self.invoke(scenario, system, rep, vars_, project, "run", model, *extra)
 
+    def process(
+        self,
+        scenario: str,
+        system: str,
+        rep: int,
+        vars_: dict[str, Any],
+        project: str,
+        verb: str,
+        select: str,
+        *extra: str,
+    ) -> tuple[list[dict[str, Any]], float, Path]:
+        """One fresh `dbt <verb> --select <select>` process of `project`: the results of its
+        models and snapshots (run_results.json), its wall time and its log folder; raises
+        unless every one succeeded."""
+        folder = self.folder(project)
+        self.count += 1
+        log_dir = self.logs / f"{self.count:03d}-{scenario}-{system}-r{rep}"
+        argv = [str(DBT), verb, "--select", select, "--project-dir", str(folder)]
+        argv += ["--profiles-dir", str(folder), "--vars", json.dumps(vars_), *extra]
+        argv += ["--log-path", str(log_dir), "--log-format-file", "json"]
+        argv += ["--log-level-file", "debug", "--log-level", "warn"]
+        env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+        if project == "before" and self.before is not None:
+            env["PYTHONPATH"] = str(self.before)
+        started = time.perf_counter()
+        done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        results = json.loads((folder / "target" / "run_results.json").read_text())["results"]
+        results = [r for r in results if r["unique_id"].startswith(("model.", "snapshot."))]
+        if done.returncode != 0 or not results or any(r["status"] != "success" for r in results):
+            tail = (done.stdout + done.stderr)[-3000:]
+            raise RuntimeError(f"dbt {verb} {system} ({scenario} rep {rep}) failed:\n{tail}")
+        return results, wall, log_dir
+
     def invoke(
         self,
         scenario: str,
@@ -201,24 +235,13 @@ class Projects:
     ) -> ColdRun:
         """One fresh `dbt <verb> --select <node>` process of `project`; raises unless the node
         succeeded."""
-        folder = self.folder(project)
-        self.count += 1
-        log_dir = self.logs / f"{self.count:03d}-{scenario}-{system}-r{rep}"
-        argv = [str(DBT), verb, "--select", node, "--project-dir", str(folder)]
-        argv += ["--profiles-dir", str(folder), "--vars", json.dumps(vars_), *extra]
-        argv += ["--log-path", str(log_dir), "--log-format-file", "json"]
-        argv += ["--log-level-file", "debug", "--log-level", "warn"]
-        env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-        if project == "before" and self.before is not None:
-            env["PYTHONPATH"] = str(self.before)
-        started = time.perf_counter()
-        done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True)
-        wall = time.perf_counter() - started
-        results = json.loads((folder / "target" / "run_results.json").read_text())["results"]
-        results = [r for r in results if r["unique_id"].startswith(("model.", "snapshot."))]
-        if done.returncode != 0 or len(results) != 1 or results[0]["status"] != "success":
-            tail = (done.stdout + done.stderr)[-3000:]
-            raise RuntimeError(f"dbt run {system} ({scenario} rep {rep}) failed:\n{tail}")
+        results, wall, log_dir = self.process(
+            scenario, system, rep, vars_, project, verb, node, *extra
+        )
+        if len(results) != 1:
+            raise RuntimeError(
+                f"dbt {verb} {system} ({scenario} rep {rep}): {len(results)} nodes ran"
+            )
         result = results[0]
         statements, span, tail_gap = parse_log(log_dir / "dbt.log", result["unique_id"])
         run = ColdRun(
@@ -352,7 +375,7 @@ def write_projects(
     return projects
 
 
-PARTS = ("daily", "kinds")
+PARTS = ("daily", "kinds", "job")
 
 
 def run(
@@ -364,11 +387,12 @@ def run(
     pairs: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The cold suite: the daily model's scenarios, then every kind against its dbt
-    counterpart (benchmarks/kinds.py, under "kinds"); runs, checks and problems. `before`: an
+    counterpart (benchmarks/kinds.py, under "kinds"), then a project's daily job
+    (benchmarks/job.py, under "job"); runs, checks and problems. `before`: an
     earlier checkout, run as the extra system `vulcan_before` (the daily part). `connection`:
     the profiles' connection keys of a running Spark server (default: embedded sessions).
     `pairs`: only these kinds' pairs (default every one)."""
-    from benchmarks import kinds
+    from benchmarks import job, kinds
 
     projects = write_projects(workdir, before, connection)
     result: dict[str, Any] = {"runs": [], "checks": [], "problems": []}
@@ -377,6 +401,9 @@ def run(
     if "kinds" in parts:
         result["kinds"] = kinds.run(size, projects, connection, pairs)
         result["problems"] = [*result["problems"], *result["kinds"]["problems"]]
+    if "job" in parts:
+        result["job"] = job.run(size, projects, connection, generate="daily" not in parts)
+        result["problems"] = [*result["problems"], *result["job"]["problems"]]
     return result
 
 

@@ -316,6 +316,77 @@ def kinds_section(kinds: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
+def job_section(job: dict[str, Any]) -> list[str]:
+    """The markdown of the project's daily job (benchmarks/job.py)."""
+
+    def runs(scenario: str, system: str) -> list[dict[str, Any]]:
+        return [r for r in job["runs"] if r["scenario"] == scenario and r["system"] == system]
+
+    def med(scenario: str, system: str, value: Any) -> float:
+        return _median([float(value(r)) for r in runs(scenario, system)])
+
+    def summed(r: dict[str, Any]) -> float:
+        return sum(r["model_seconds"].values())
+
+    kinds = ("write", "state read", "state append", "metadata")
+    systems = (("vulcan_package", "dbt-vulcan package"), ("microbatch", "dbt-spark microbatch"))
+    lines = [
+        "## A project's daily job: 25 models, eight threads, a fresh `dbt run` per day",
+        "",
+        f"{job['models']} daily models in four layers (10 staging, 10 marts, 5 tops over 5 "
+        f"slices of `bench_src.events`; benchmarks/job.py), `threads: {job['threads']}`, "
+        "package mode (`type: spark`) against dbt-spark's microbatch. The backfill of "
+        f"{job['days']} days runs once; then each new day is one fresh `dbt run` of the whole "
+        "job (medians). Model times are summed over the models (they overlap under eight "
+        "threads); the statements' seconds are summed by kind from dbt's log.",
+        "",
+    ]
+    base = med("job_one_day", "microbatch", lambda r: r["wall"])
+    ratio = _ratio(med("job_one_day", "vulcan_package", lambda r: r["wall"]), base)
+    lines += _table(
+        ["goal", "target", "measured", "met"],
+        [
+            [
+                "one new day of the job, wall / microbatch's",
+                "≤ 1.1x",
+                f"{ratio:.2f}x",
+                _ok(ratio <= 1.1),
+            ]
+        ],
+    )
+    rows = []
+    for system, label in systems:
+        seconds = [
+            f"{med('job_one_day', system, lambda r, k=k: r['statement_seconds'].get(k, 0.0)):.1f} s"
+            f" ({med('job_one_day', system, lambda r, k=k: r['statement_counts'].get(k, 0)):.0f})"
+            for k in kinds
+        ]
+        rows.append(
+            [
+                label,
+                f"{med('job_backfill', system, lambda r: r['wall']):.1f} s",
+                f"{med('job_one_day', system, lambda r: r['wall']):.1f} s",
+                ", ".join(f"{r['wall']:.1f}" for r in runs("job_one_day", system)),
+                f"{med('job_one_day', system, summed):.1f} s",
+                *seconds,
+                f"{med('job_one_day', system, lambda r: r['gaps']):.1f} s",
+            ]
+        )
+    head = ["system", "backfill wall", "one day wall (median)", "one day walls (s)"]
+    head += ["models summed", *(f"{k} (statements)" for k in kinds), "gaps"]
+    lines += ["", *_table(head, rows), "", "Checks:", ""]
+    different = [c for c in job.get("checks", []) if not c["ok"]]
+    rounds = sorted({c["what"].rsplit(", ", 1)[0] for c in job.get("checks", [])})
+    lines.append(
+        f"- {len(job.get('checks', [])) - len(different)} of {len(job.get('checks', []))} "
+        f"tables the same in both systems after each round ({', '.join(rounds)})"
+    )
+    for check in different:
+        values = "; ".join(f"{k}: {v}" for k, v in check["values"].items())
+        lines.append(f"- **DIFFERENT**: {check['what']} ({values})")
+    return [*lines, ""]
+
+
 def write(
     out: Path,
     cold: dict[str, Any],
@@ -341,6 +412,8 @@ def write(
         lines += section(cold, size, meta.get("spark", EMBEDDED))
     if cold.get("kinds"):
         lines += kinds_section(cold["kinds"])
+    if cold.get("job"):
+        lines += job_section(cold["job"])
     lines += ["## Machine", ""]
     lines += [
         f"- {k}: {v}"

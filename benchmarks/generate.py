@@ -34,10 +34,13 @@ class Size:
     repeats: int
     kind_keys: int = 1_000_000  # the kinds suite's target rows (benchmarks/kinds.py)
     kind_days: int = 3  # its daily change runs after the initial load
+    job_days: int = 30  # the daily job's backfill (benchmarks/job.py)
 
 
 FULL = Size("full", 365, 40_000, 12_000, (10, 100, 1000), 100_000, 5, 3)
-QUICK = Size("quick", 10, 2_000, 300, (10, 100), 1_000, 1, 1, kind_keys=2_000, kind_days=1)
+QUICK = Size(
+    "quick", 10, 2_000, 300, (10, 100), 1_000, 1, 1, kind_keys=2_000, kind_days=1, job_days=3
+)
 
 
 def day(n: int) -> date:

@@ -24,7 +24,7 @@ _WRITE_VERBS = ("create", "insert", "merge", "drop", "alter", "update", "delete"
 _METADATA_VERBS = ("describe", "desc", "show", "set", "use", "analyze", "refresh")
 
 
-def _strip_comments(sql: str) -> str:
+def strip_comments(sql: str) -> str:
     sql = re.sub(r"/\*.*?\*/", " ", sql, flags=re.S)
     sql = re.sub(r"--[^\n]*", " ", sql)
     return sql.strip()
@@ -32,7 +32,7 @@ def _strip_comments(sql: str) -> str:
 
 def classify(sql: str) -> str:
     """`state` (the interval log), `metadata` (DESCRIBE, SHOW, SET, schema probes) or `write`."""
-    text = _strip_comments(sql).lower()
+    text = strip_comments(sql).lower()
     if "vulcan_intervals" in text:
         return STATE
     verb = text.split(None, 1)[0] if text else ""

@@ -175,7 +175,9 @@ def write_project(
     (folder / "profiles.yml").write_text(yaml.safe_dump(profile, sort_keys=False))
     (folder / "models" / "sources.yml").write_text(yaml.safe_dump(sources, sort_keys=False))
     for name, sql in (MODELS if models is None else models).items():
-        (folder / "models" / f"{name}.sql").write_text(sql)
+        path = folder / "models" / f"{name}.sql"  # a name may hold a folder ("jobs/stg_0_0")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(sql)
     for name, sql in ({"scd_snapshot": SNAPSHOT} if snapshots is None else snapshots).items():
         (folder / "snapshots" / f"{name}.sql").write_text(sql)
     (folder / "macros" / "generate_schema_name.sql").write_text(SCHEMA_MACRO)

@@ -213,9 +213,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--part",
-        choices=("daily", "kinds"),
+        choices=("daily", "kinds", "job"),
         action="append",
-        help="cold suite: only the daily model's scenarios or only the kinds (default both)",
+        help="cold suite: only the daily model's scenarios, the kinds or the daily job"
+        " of 25 models (default all)",
     )
     parser.add_argument(
         "--kind",

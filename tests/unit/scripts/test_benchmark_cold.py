@@ -182,3 +182,97 @@ def test_kinds_projects_hold_the_pairs_and_a_state_table_of_their_own(tmp_path: 
     adapter = yaml.safe_load((projects.folder("kinds_adapter") / "profiles.yml").read_text())
     target = adapter["bench"]["outputs"]["bench"]
     assert (target["state_schema"], target["state_file_format"]) == (STATE_SCHEMA, "parquet")
+
+
+def test_job_has_25_models_in_four_layers_with_the_same_queries_in_both_systems() -> None:
+    """dbt-vulcan's models filter their inputs with the time tokens; microbatch's leave it to
+    dbt-core (event_time); otherwise the two jobs are the same."""
+    from benchmarks.job import models
+
+    vulcan, microbatch = models("vulcan_package"), models("microbatch")
+    assert sorted(vulcan) == sorted(microbatch)
+    layers = [name.split("_", 1)[0] for name in vulcan]
+    assert (len(vulcan), layers.count("stg"), layers.count("mart"), layers.count("top")) == (
+        25,
+        10,
+        10,
+        5,
+    )
+    assert "ref('stg_4_1')" in vulcan["mart_9"] and "ref('stg_0_0')" in vulcan["mart_9"]
+    assert "ref('mart_8')" in vulcan["top_4"] and "ref('mart_9')" in vulcan["top_4"]
+    for name, sql in vulcan.items():
+        assert sql.startswith("{{ config(materialized='incremental_by_time_range'")
+        assert sql.split("\n", 1)[0].endswith("file_format='parquet') }}")
+        assert "@start_ds and @end_ds" in sql, name
+        body = sql.split("}}", 1)[1]
+        other = microbatch[name]
+        assert other.startswith("{{ config(materialized='incremental', incremental_strategy=")
+        assert other.split("\n", 1)[0].endswith("file_format='parquet') }}")
+        assert "@start_ds" not in other
+        strip = body.replace(" and event_date between @start_ds and @end_ds", "")
+        assert (
+            strip.replace("where event_date between @start_ds and @end_ds\n", "")
+            == (other.split("}}", 1)[1])
+        )
+
+
+def test_job_report_compares_the_walls_of_a_new_day_and_sums_statements_by_kind() -> None:
+    from benchmarks.cold_report import job_section
+    from benchmarks.job import statement_kind
+
+    assert statement_kind("insert into s.vulcan_intervals values (1)", "state") == "state append"
+    appended = '/* {"app": "dbt", "node_id": "model.b.m"} */\ninsert into s.vulcan_intervals'
+    assert statement_kind(appended, "state") == "state append"
+    assert statement_kind("with vulcan_log as (select 1)", "state") == "state read"
+    assert statement_kind("insert overwrite t select 1", "write") == "write"
+
+    def run(scenario: str, system: str, rep: int, wall: float, write: float) -> dict:
+        return {
+            "scenario": scenario,
+            "system": system,
+            "rep": rep,
+            "wall": wall,
+            "model_seconds": {"stg_0_0": 1.0, "top_0": 2.0},
+            "statement_seconds": {"write": write, "state read": 0.5},
+            "statement_counts": {"write": 25, "state read": 25},
+            "gaps": 3.0,
+        }
+
+    runs = [run("job_backfill", "vulcan_package", 1, 60.0, 40.0)]
+    runs += [run("job_backfill", "microbatch", 1, 300.0, 200.0)]
+    runs += [
+        run("job_one_day", "vulcan_package", r, w, 9.0) for r, w in ((1, 22), (2, 20), (3, 30))
+    ]
+    runs += [run("job_one_day", "microbatch", r, w, 5.0) for r, w in ((1, 15), (2, 16), (3, 14))]
+    checks = [{"what": "job day 30, mart_0", "ok": True, "values": {}}]
+    checks += [{"what": "job day 30, top_0", "ok": False, "values": {"microbatch": [1, 2]}}]
+    job = {"runs": runs, "checks": checks, "days": 30, "models": 25, "threads": 8}
+    lines = job_section(job)
+    # 22 / 15
+    assert "| one new day of the job, wall / microbatch's | ≤ 1.1x | 1.47x | **no** |" in lines
+    row = next(line for line in lines if line.startswith("| dbt-vulcan package |"))
+    assert row.startswith("| dbt-vulcan package | 60.0 s | 22.0 s | 22.0, 20.0, 30.0 | 3.0 s |")
+    assert "| 9.0 s (25) | 0.5 s (25) | 0.0 s (0) |" in row
+    assert "- 1 of 2 tables the same in both systems after each round (job day 30)" in lines
+    assert any(line.startswith("- **DIFFERENT**: job day 30, top_0") for line in lines)
+
+
+def test_job_projects_run_eight_threads_with_the_models_in_one_folder(tmp_path: Path) -> None:
+    import yaml
+
+    from benchmarks.cold import Projects
+    from benchmarks.job import PROJECT, STATE_SCHEMA, models, write_projects
+
+    projects = Projects(tmp_path)
+    projects.deps = lambda *names: None  # type: ignore[method-assign]
+    write_projects(projects, {"spark.master": "local[2]"}, None)
+    for system, name in PROJECT.items():
+        folder = projects.folder(name)
+        assert sorted(p.stem for p in (folder / "models" / "jobs").glob("*.sql")) == sorted(
+            models(system)
+        )
+        assert not list((folder / "snapshots").glob("*.sql"))
+        target = yaml.safe_load((folder / "profiles.yml").read_text())["bench"]["outputs"]["bench"]
+        assert (target["type"], target["threads"]) == ("spark", 8)
+        project = yaml.safe_load((folder / "dbt_project.yml").read_text())
+        assert project["vars"]["vulcan_state_schema"] == STATE_SCHEMA

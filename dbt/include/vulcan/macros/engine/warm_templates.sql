@@ -1,0 +1,59 @@
+{#- dbt-core's template cache (dbt_common's TemplateCache) compiles a macro on its first call,
+    and has no lock. When several threads start dbt-vulcan models at once, every one compiles
+    the same templates (a steady run calls about 75 KB of Jinja, and compiling holds Python's
+    GIL): in a daily job of 25 models on eight threads, each model of the first wave waited
+    about ten seconds between its state read and its write (issue 49, item 5;
+    benchmarks/job.py). The package's on-run-start hook (vulcan_on_run_start) therefore
+    compiles the run path's templates once, in the main thread, before the threads start,
+    when two or more selected dbt-vulcan models can start together (threads >= 2). A single
+    model, or one thread, compiles them where it calls them, as before.
+
+    Only on dbt-core, where a package's macro has `get_template` (dbt v2 compiles its own
+    way). In the `vulcan` adapter the same call reads the compiled code from its disk cache. -#}
+{% macro vulcan_warm_templates() %}
+  {%- for name in dbt_vulcan.vulcan_run_path_macros() -%}
+    {%- set macro = dbt_vulcan[name] -%}
+    {%- if macro.get_template is defined -%}
+      {%- do macro.get_template() -%}
+    {%- endif -%}
+  {%- endfor -%}
+{% endmacro %}
+
+{#- The macros a steady run of a model calls on every kind: the engine, the planner, the state
+    log, the settings and the time tokens (what `benchmarks/jinja_profile.py --mode package`
+    lists as compiled by a one-day run, without the time-range kind's own macros). JSON data,
+    so that the list itself costs no compile; a unit test checks every name is a macro of the
+    package. A name missing here costs only time: the macro compiles where it is called. -#}
+{% macro vulcan_run_path_macros() %}
+  {%- set names -%}
+["_vulcan_audit_stage_relation", "_vulcan_cfg_parse_time", "_vulcan_cfg_repr",
+"_vulcan_check_audits", "_vulcan_contract_order", "_vulcan_cron_month_days",
+"_vulcan_cron_time", "_vulcan_filter_literal", "_vulcan_format_ts", "_vulcan_log_batch",
+"_vulcan_micros", "_vulcan_op_add", "_vulcan_op_cut", "_vulcan_op_details", "_vulcan_op_merge",
+"_vulcan_op_read_log", "_vulcan_op_summary", "_vulcan_plan_bounds", "_vulcan_plan_datetime",
+"_vulcan_plan_end_us", "_vulcan_plan_hold_back", "_vulcan_plan_index", "_vulcan_plan_int",
+"_vulcan_plan_k", "_vulcan_plan_micros", "_vulcan_plan_start_of", "_vulcan_plan_start_us",
+"_vulcan_plan_time", "_vulcan_point_tokens", "_vulcan_range_label", "_vulcan_stage_relation",
+"_vulcan_state_row", "_vulcan_strftime_format", "_vulcan_summary", "_vulcan_ts",
+"_vulcan_unit_add", "_vulcan_unit_floor", "_vulcan_unit_geometry",
+"default__vulcan_check_extras", "default__vulcan_python_release", "vulcan_adopt_existing",
+"vulcan_all_time", "vulcan_batch_query", "vulcan_begin", "vulcan_check_extras",
+"vulcan_check_safety_once", "vulcan_config_keys", "vulcan_contract_enforced",
+"vulcan_contract_projection", "vulcan_contract_query", "vulcan_contract_signature",
+"vulcan_create_state_table", "vulcan_cron_last_tick", "vulcan_default_file_format",
+"vulcan_fingerprint", "vulcan_fold_state", "vulcan_held_back_message", "vulcan_kinds",
+"vulcan_layout", "vulcan_lists_stages", "vulcan_materialize", "vulcan_model_plan",
+"vulcan_model_query", "vulcan_model_state", "vulcan_node_config", "vulcan_on_run_start",
+"vulcan_output_filter", "vulcan_pending_stages", "vulcan_plan_intervals",
+"vulcan_prepare_target", "vulcan_python_release", "vulcan_quote_identifier",
+"vulcan_record_intervals", "vulcan_recorded_settings", "vulcan_refresh_state",
+"vulcan_relation_key", "vulcan_release", "vulcan_render_tokens", "vulcan_run_batches",
+"vulcan_run_vars", "vulcan_safety_key", "vulcan_schema_query", "vulcan_settings_key",
+"vulcan_settle_writes", "vulcan_sql_string", "vulcan_state_append_id", "vulcan_state_columns",
+"vulcan_state_file_format", "vulcan_state_fold_rows", "vulcan_state_insert_sql",
+"vulcan_state_key", "vulcan_state_relation", "vulcan_state_values", "vulcan_strategy_macro",
+"vulcan_time_literal", "vulcan_time_tokens", "vulcan_upstream_keys", "vulcan_upstream_models",
+"vulcan_upstream_waits"]
+  {%- endset -%}
+  {{ return(fromjson(names)) }}
+{% endmacro %}
