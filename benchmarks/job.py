@@ -222,38 +222,24 @@ def run(
             values = {s: sums[f"{s}|{name}"] for s in SYSTEMS}
             checks.append(compare(f"{what}, {name}", values))
 
+    def days(system: str, first: int, end: int) -> tuple[dict[str, Any], list[str]]:
+        """The vars and arguments that make `system` process days [first, end)."""
+        vars_: dict[str, Any] = {"bench_schema": SCHEMA[system]}
+        if system == "vulcan_package":  # plans the days up to its execution time
+            return {**vars_, "vulcan_execution_time": str(at(end, 1))}, []
+        return vars_, ["--event-time-start", str(day(first)), "--event-time-end", str(day(end))]
+
     print(f"job backfill of {n} days", flush=True)
     for system in SYSTEMS:
-        if system == "vulcan_package":
-            vars_ = {"bench_schema": SCHEMA[system], "vulcan_execution_time": str(at(n, 1))}
-            runs.append(job_run(projects, "job_backfill", system, 1, vars_))
-        else:
-            window = ["--event-time-start", str(day(0)), "--event-time-end", str(day(n))]
-            runs.append(
-                job_run(
-                    projects, "job_backfill", system, 1, {"bench_schema": SCHEMA[system]}, *window
-                )
-            )
+        vars_, extra = days(system, 0, n)
+        runs.append(job_run(projects, "job_backfill", system, 1, vars_, *extra))
     check("job backfill")
     for rep in range(1, reps + 1):
         new = n + rep - 1
         print(f"job one new day rep {rep} (day {new})", flush=True)
         for system in SYSTEMS:
-            if system == "vulcan_package":
-                vars_ = {
-                    "bench_schema": SCHEMA[system],
-                    "vulcan_execution_time": str(at(new + 1, 1)),
-                }
-                runs.append(job_run(projects, "job_one_day", system, rep, vars_))
-            else:
-                window = [
-                    "--event-time-start",
-                    str(day(new)),
-                    "--event-time-end",
-                    str(day(new + 1)),
-                ]
-                vars_ = {"bench_schema": SCHEMA[system]}
-                runs.append(job_run(projects, "job_one_day", system, rep, vars_, *window))
+            vars_, extra = days(system, new, new + 1)
+            runs.append(job_run(projects, "job_one_day", system, rep, vars_, *extra))
         check(f"job day {new}")
     return {
         "runs": [asdict(r) for r in runs],

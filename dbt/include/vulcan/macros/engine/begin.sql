@@ -98,14 +98,12 @@
 {% macro vulcan_adopt_existing(cfg, begin, plan, run=none) %}
   {%- set existing = begin.existing_relation -%}
   {%- if plan.rebuild or existing is none -%}{{ return(plan) }}{%- endif -%}
-  {%- set relation = begin.target_relation -%}
-  {%- set where = "Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ "): the existing table " ~ relation -%}
   {%- if plan.has_state -%}
     {%- set recorded = plan.layout -%}
     {%- set wanted = dbt_vulcan.vulcan_layout(cfg) -%}
     {%- if recorded is mapping and recorded and (recorded.get('file_format') != wanted.file_format or recorded.get('partitioned_by') != wanted.partitioned_by) -%}
       {%- set shown = recorded.get('file_format') ~ ', partitioned by (' ~ (recorded.get('partitioned_by') or []) | join(', ') ~ ')' -%}
-      {{ exceptions.raise_compiler_error(where ~ " is " ~ shown ~ ", but its config now asks for " ~ wanted.file_format ~ ", partitioned by (" ~ wanted.partitioned_by | join(', ') ~ "): writing into it in the new layout could replace or keep the wrong rows. Nothing was written. Rebuild it with --full-refresh (recomputes the whole table), or restore file_format / partitioned_by.") }}
+      {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ "): the existing table " ~ begin.target_relation ~ " is " ~ shown ~ ", but its config now asks for " ~ wanted.file_format ~ ", partitioned by (" ~ wanted.partitioned_by | join(', ') ~ "): writing into it in the new layout could replace or keep the wrong rows. Nothing was written. Rebuild it with --full-refresh (recomputes the whole table), or restore file_format / partitioned_by.") }}
     {%- endif -%}
     {{ return(plan) }}
   {%- endif -%}
