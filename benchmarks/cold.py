@@ -385,13 +385,15 @@ def run(
     connection: dict[str, Any] | None = None,
     parts: tuple[str, ...] = PARTS,
     pairs: tuple[str, ...] = (),
+    job_state_format: str = "parquet",
 ) -> dict[str, Any]:
     """The cold suite: the daily model's scenarios, then every kind against its dbt
     counterpart (benchmarks/kinds.py, under "kinds"), then a project's daily job
     (benchmarks/job.py, under "job"); runs, checks and problems. `before`: an
     earlier checkout, run as the extra system `vulcan_before` (the daily part). `connection`:
     the profiles' connection keys of a running Spark server (default: embedded sessions).
-    `pairs`: only these kinds' pairs (default every one)."""
+    `pairs`: only these kinds' pairs (default every one). `job_state_format`: the job's
+    state table format."""
     from benchmarks import job, kinds
 
     projects = write_projects(workdir, before, connection)
@@ -402,7 +404,7 @@ def run(
         result["kinds"] = kinds.run(size, projects, connection, pairs)
         result["problems"] = [*result["problems"], *result["kinds"]["problems"]]
     if "job" in parts:
-        result["job"] = job.run(size, projects, connection, generate="daily" not in parts)
+        result["job"] = job.run(size, projects, connection, "daily" not in parts, job_state_format)
         result["problems"] = [*result["problems"], *result["job"]["problems"]]
     return result
 

@@ -338,7 +338,8 @@ def job_section(job: dict[str, Any]) -> list[str]:
         "package mode (`type: spark`) against dbt-spark's microbatch. The backfill of "
         f"{job['days']} days runs once; then each new day is one fresh `dbt run` of the whole "
         "job (medians). Model times are summed over the models (they overlap under eight "
-        "threads); the statements' seconds are summed by kind from dbt's log.",
+        "threads); the statements' seconds are summed by kind from dbt's log. dbt-vulcan's "
+        f"state table: {job.get('state_format', 'parquet')}.",
         "",
     ]
     base = med("job_one_day", "microbatch", lambda r: r["wall"])

@@ -174,9 +174,11 @@ def job_run(
     return run
 
 
-def write_projects(projects: Projects, params: dict[str, str], connection: Any) -> None:
+def write_projects(
+    projects: Projects, params: dict[str, str], connection: Any, state_format: str = "parquet"
+) -> None:
     """One `type: spark` project per system (the package installed in both), eight threads,
-    the models under models/jobs."""
+    the models under models/jobs; dbt-vulcan's state table in `state_format`."""
     from benchmarks.project import write_project
 
     for system in SYSTEMS:
@@ -190,7 +192,10 @@ def write_projects(projects: Projects, params: dict[str, str], connection: Any) 
             models={f"jobs/{name}": sql for name, sql in models(system).items()},
             snapshots={},
             profile_extra={"threads": THREADS},
-            extra_vars={"vulcan_state_schema": STATE_SCHEMA},
+            extra_vars={
+                "vulcan_state_schema": STATE_SCHEMA,
+                "vulcan_state_file_format": state_format,
+            },
         )
     projects.deps(*(PROJECT[s] for s in SYSTEMS))
 
@@ -200,9 +205,12 @@ def run(
     projects: Projects,
     connection: dict[str, Any] | None = None,
     generate: bool = True,
+    state_format: str = "parquet",
 ) -> dict[str, Any]:
     """The job's backfill, then `size.repeats` new days; runs, checks and problems.
-    `generate`: (re)create the events source (the daily part already did otherwise)."""
+    `generate`: (re)create the events source (the daily part already did otherwise).
+    `state_format`: dbt-vulcan's state table's format (delta: the embedded sessions of both
+    systems load Delta Lake; a Thrift server always has it)."""
     from tests.spark_targets import server_side_parameters
 
     started = time.perf_counter()
@@ -211,7 +219,8 @@ def run(
     if generate:
         made = spark_task(workdir, "generate", connection, size=asdict(size), extra_days=reps)
         print(f"job: generated {made['events']} events in {made['seconds']} s", flush=True)
-    write_projects(projects, server_side_parameters("parquet", workdir), connection)
+    params = server_side_parameters(state_format, workdir)
+    write_projects(projects, params, connection, state_format)
     runs: list[JobRun] = []
     checks: list[dict[str, Any]] = []
 
@@ -248,5 +257,6 @@ def run(
         "days": n,
         "models": len(models(SYSTEMS[0])),
         "threads": THREADS,
+        "state_format": state_format,
         "seconds": round(time.perf_counter() - started, 1),
     }

@@ -147,7 +147,15 @@ def run_cold(args: argparse.Namespace, size: Size, argv: list[str] | None = None
                     driver=THRIFT_MEMORY["VULCAN_THRIFT_DRIVER_MEMORY"],
                 )
             parts = tuple(args.part or cold.PARTS)
-            result = cold.run(size, workdir, args.before, connection, parts, tuple(args.kind or ()))
+            result = cold.run(
+                size,
+                workdir,
+                args.before,
+                connection,
+                parts,
+                tuple(args.kind or ()),
+                args.state_format,
+            )
     except Exception as exc:  # reported, and the exit code says it
         print(f"cold suite failed: {exc}", file=sys.stderr, flush=True)
         return 1
@@ -223,6 +231,12 @@ def main(argv: list[str] | None = None) -> int:
         choices=("unique_key", "partition", "unmanaged", "scd_by_time", "scd_by_column"),
         action="append",
         help="cold suite, kinds part: only this kind's pair (default every one)",
+    )
+    parser.add_argument(
+        "--state-format",
+        choices=("parquet", "delta"),
+        default="parquet",
+        help="cold suite, job part: dbt-vulcan's state table format (default parquet)",
     )
     parser.add_argument("--repeat", type=int, default=0, help="repetitions (default 3; quick 1)")
     parser.add_argument(

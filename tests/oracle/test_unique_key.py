@@ -353,13 +353,35 @@ PARTITIONED = [
 
 def test_layout_from_describe() -> None:
     plain = TableLayout.from_describe(DESCRIBE)
-    assert plain == TableLayout(["product_id", "price", "category", "region"])
+    assert plain.columns == ["product_id", "price", "category", "region"]
+    assert plain.types == ["bigint", "double", "string", "string"]
+    assert not plain.partition_cols
     assert not plain.scoped
     layout = TableLayout.from_describe(PARTITIONED)
     assert layout.partition_cols == ["region"]
     assert layout.dynamic_overwrite and layout.scoped
     no_option = [r for r in PARTITIONED if r[0] != "Storage Properties"]
     assert not TableLayout.from_describe(no_option).scoped
+
+
+def test_parquet_stage_flags_changed_rows_only_without_when_matched() -> None:
+    layout = TableLayout.from_describe(PARTITIONED)
+    plain = spec(unique_key="product_id").parquet(
+        "s.t", "s.st", "select * from src", layout, layout.columns
+    )
+    assert plain.changed == "select 1 from s.st where __vulcan_changed limit 1"
+    select = squash(plain.stage_select)
+    assert (
+        "source.__vulcan_s is not null and (target.__vulcan_t is null or not ("
+        "target.`product_id` <=> source.`product_id` and target.`price` <=> source.`price` and "
+        "target.`category` <=> source.`category` and target.`region` <=> source.`region`"
+        ")) as __vulcan_changed"
+    ) in select
+    assert select.endswith("true as __vulcan_marker, false as __vulcan_changed from vulcan_scope")
+    clauses = spec(unique_key="product_id", when_matched=SPEC_CLAUSES).parquet(
+        "s.t", "s.st", "select * from src", layout, layout.columns
+    )
+    assert clauses.changed is None and "__vulcan_changed" not in clauses.stage_select
 
 
 def test_parquet_select_chooses_each_column_by_clause() -> None:

@@ -38,6 +38,7 @@ from tests.oracle.engine import sql_string
 SOURCE = "source"
 TARGET = "target"
 MARKER = "__vulcan_marker"  # stage rows that only mark a partition in scope (parquet)
+CHANGED = "__vulcan_changed"  # stage rows of the batch that are new or differ (parquet)
 _ROW = "__vulcan_row"
 _COUNT = "__vulcan_n"
 _IN_SOURCE = "__vulcan_s"
@@ -338,6 +339,7 @@ class TableLayout:
     columns: list[str]
     partition_cols: list[str] = field(default_factory=list)
     dynamic_overwrite: bool = False
+    types: list[str] = field(default_factory=list)  # the columns' types, lowercased
 
     @property
     def scoped(self) -> bool:
@@ -347,6 +349,7 @@ class TableLayout:
     @classmethod
     def from_describe(cls, rows: Iterable[Sequence[Any]]) -> TableLayout:
         columns: list[str] = []
+        types: list[str] = []
         partitions: list[str] = []
         dynamic = False
         section = "columns"
@@ -365,9 +368,12 @@ class TableLayout:
                 section = "other"
             elif section == "columns":
                 columns.append(name)
+                types.append(value.strip().lower())
             elif section == "partitions":
                 partitions.append(name)
-        return cls(columns=columns, partition_cols=partitions, dynamic_overwrite=dynamic)
+        return cls(
+            columns=columns, partition_cols=partitions, dynamic_overwrite=dynamic, types=types
+        )
 
 
 def partition_spec(values: Mapping[str, str | None]) -> str:
@@ -484,6 +490,7 @@ class ParquetUpsert:
     stage_select: str
     overwrite: str
     emptied_partitions: str | None
+    changed: str | None = None  # finds one changed row in the stage; none: not rewritten
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -696,12 +703,22 @@ class UpsertSpec:
             branches.append(f"when {clause.condition or 'true'} then {value}")
         return f"case {' '.join(branches)} else {TARGET}.{name} end as {name}"
 
-    def _merged_select(self, layout: TableLayout, target_sql: str, source_sql: str) -> str:
+    def _merged_select(
+        self, layout: TableLayout, target_sql: str, source_sql: str, compare: Sequence[str] = ()
+    ) -> str:
         assigned = [self._assigned(c, layout) for c in self.clauses]
-        columns = ",\n  ".join(self._column(c, assigned) for c in layout.columns)
-        marker = f",\n  false as {MARKER}" if layout.scoped else ""
+        columns = [self._column(c, assigned) for c in layout.columns]
+        if layout.scoped:
+            columns.append(f"false as {MARKER}")
+        if compare:
+            same = " and ".join(f"{TARGET}.{quote(c)} <=> {SOURCE}.{quote(c)}" for c in compare)
+            columns.append(
+                f"{SOURCE}.{_IN_SOURCE} is not null and "
+                f"({TARGET}.{_IN_TARGET} is null or not ({same})) as {CHANGED}"
+            )
+        listed = ",\n  ".join(columns)
         sql = (
-            f"select\n  {columns}{marker}\n"
+            f"select\n  {listed}\n"
             f"from {target_sql} as {TARGET}\n"
             f"full outer join {source_sql} as {SOURCE}\n"
             f"on {self.match_condition()}"
@@ -717,20 +734,28 @@ class UpsertSpec:
             )
         return sql
 
-    def parquet(self, relation: str, stage: str, sql: str, layout: TableLayout) -> ParquetUpsert:
+    def parquet(
+        self, relation: str, stage: str, sql: str, layout: TableLayout, compare: Sequence[str] = ()
+    ) -> ParquetUpsert:
         """A batch on a parquet table: stage = (table rows in scope) merged with the batch,
         then INSERT OVERWRITE from the stage. Partitioned with dynamic overwrite: the scope is
         the partitions of the batch and of the rows its keys match; partitions left with no
-        rows are listed by `emptied_partitions` (to drop). Otherwise the whole table."""
+        rows are listed by `emptied_partitions` (to drop). Otherwise the whole table.
+        `compare` (the table's columns), without when_matched: the stage flags the batch rows
+        that are new or differ from their table row (`<=>`), and `changed` finds one (none:
+        the table is not rewritten)."""
         columns = ", ".join(quote(c) for c in layout.columns)
+        compare = () if self.when_matched else compare
+        changed = f"select 1 from {stage} where {CHANGED} limit 1" if compare else None
         if not layout.scoped:
             select = self._merged_select(
                 layout,
                 f"(select *, true as {_IN_TARGET} from {relation})",
                 f"(\n{self.checked_source(sql, _IN_SOURCE)}\n)",
+                compare,
             )
             overwrite = f"insert overwrite table {relation} by name select {columns} from {stage}"
-            return ParquetUpsert(select, overwrite, None)
+            return ParquetUpsert(select, overwrite, None, changed)
         parts = [quote(p) for p in layout.partition_cols]
         in_scope = " and ".join(f"{TARGET}.{p} <=> vulcan_scope.{p}" for p in parts)
         target_sql = (
@@ -751,8 +776,9 @@ class UpsertSpec:
             f"  select {', '.join(f'{TARGET}.{p}' for p in parts)} from {relation} as {TARGET}\n"
             f"  left semi join vulcan_source as {SOURCE} on {self.match_condition(False)}\n"
             ")\n"
-            f"{self._merged_select(layout, target_sql, 'vulcan_source')}\n"
-            f"union all\nselect {markers}, true as {MARKER} from vulcan_scope"
+            f"{self._merged_select(layout, target_sql, 'vulcan_source', compare)}\n"
+            f"union all\nselect {markers}, true as {MARKER}"
+            f"{f', false as {CHANGED}' if compare else ''} from vulcan_scope"
         )
         overwrite = (
             f"insert overwrite table {relation} by name select {columns} from {stage} "
@@ -766,7 +792,7 @@ class UpsertSpec:
             f"select to_json(named_struct({as_json})) as vulcan_partition from {stage} "
             f"group by {', '.join(parts)} having bool_and({MARKER})"
         )
-        return ParquetUpsert(select, overwrite, emptied)
+        return ParquetUpsert(select, overwrite, emptied, changed)
 
 
 def drop_partitions_sql(relation: str, partition_cols: Sequence[str], rows: Iterable[Any]) -> str:

@@ -89,6 +89,12 @@ def table_commits(project: Any, name: str, table_format: str) -> list[dict[str, 
     return []
 
 
+def data_files(project: Any, name: str) -> set[str]:
+    """The files holding the table's rows (a rewrite replaces them with new names)."""
+    found = rows(project, f"select distinct input_file_name() from {project.test_schema}.{name}")
+    return {str(r[0]) for r in found}
+
+
 def run(*args: str, vars: dict[str, Any] | None = None, expect_pass: bool = True) -> Any:
     cmd = list(args)
     if vars:

@@ -17,6 +17,7 @@ from dbt.tests.util import run_dbt_and_capture
 
 from tests.support.functional import (
     STATE,
+    data_files,
     days,
     model_message,
     orders_csv,
@@ -117,6 +118,7 @@ class TestUpsert:
             "upsert_refresh.sql": model(unique_key="id"),
             "upsert_parts.sql": model(unique_key="id", partition_by=["region"]),
             "unchanged.sql": model(unique_key="id"),
+            "unchanged_parts.sql": model(unique_key="id", partition_by=["region"]),
             "with_map.sql": model(
                 "select id, name, map('price', price) as m from {{ ref('changes') }} "
                 "where run = {{ var('run', 1) }}",
@@ -299,11 +301,15 @@ class TestUpsert:
     ) -> None:
         upsert("unchanged", 1)
         commits = table_commits(project, "unchanged", table_format)
+        files = data_files(project, "unchanged")
         # the same rows again: nothing changed, nothing written
         upsert("unchanged", 1)
         assert table(project, "unchanged") == RUN1
         after = table_commits(project, "unchanged", table_format)
-        if table_format == "delta":
+        unchanged_files = data_files(project, "unchanged")
+        if table_format == "parquet":  # no overwrite: the same files
+            assert unchanged_files == files
+        elif table_format == "delta":
             assert after == commits
         elif table_format == "iceberg":
             # Iceberg's MERGE commits an empty snapshot (apache/iceberg#9024): no data file
@@ -314,21 +320,27 @@ class TestUpsert:
             self.recorded_columns(project)
         # run 4: 2 and 3 changed, 5 new; 1 is not in the batch
         upsert("unchanged", 4)
-        assert table(project, "unchanged") == [
+        after_run4 = [
             RUN1[0],
-            (2, "Bob", "bob@x.com", 21.0, "games", "eu"),
+            (2, "Bob", "bob@x.com", 21.0, "games", "eu"),  # moved from partition us
             (3, "Cid", None, 31.0, "toys", "eu"),
             (5, "Eve", "eve@x.com", 50.0, "toys", "apac"),
         ]
+        assert table(project, "unchanged") == after_run4
         if table_format == "delta":
             metrics = table_commits(project, "unchanged", table_format)[-1]
             assert (metrics["numTargetRowsUpdated"], metrics["numTargetRowsInserted"]) == (
                 "2",
                 "1",
             )
-        # run 4 again: nothing changes; then run 1: 1 unchanged, 2 and 3 change back
+        files = data_files(project, "unchanged")
+        assert files != unchanged_files  # a change is written
+        # run 4 again: nothing changes, nothing written; then run 1: 1 unchanged, 2 and 3
+        # change back
         upsert("unchanged", 4)
+        assert data_files(project, "unchanged") == files
         upsert("unchanged", 1)
+        assert data_files(project, "unchanged") != files
         if table_format == "delta":
             metrics = table_commits(project, "unchanged", table_format)[-1]
             assert (metrics["numTargetRowsUpdated"], metrics["numTargetRowsInserted"]) == (
@@ -336,6 +348,14 @@ class TestUpsert:
                 "0",
             )
         assert table(project, "unchanged") == [*RUN1, (5, "Eve", "eve@x.com", 50.0, "toys", "apac")]
+        # partitioned (on parquet the batch's partitions are rewritten, only on a change)
+        upsert("unchanged_parts", 1)
+        files = data_files(project, "unchanged_parts")
+        upsert("unchanged_parts", 1)
+        assert data_files(project, "unchanged_parts") == files
+        upsert("unchanged_parts", 4)
+        assert data_files(project, "unchanged_parts") != files
+        assert table(project, "unchanged_parts") == after_run4
 
     def test_a_map_column_still_upserts_every_matched_row(self, project: Any) -> None:
         # a map has no `<=>`: every matched row is updated, as without the comparison

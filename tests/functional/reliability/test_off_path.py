@@ -283,15 +283,16 @@ class TestReplayedStageOfAMovedKey:
         run("run", "-s", "moves")
         assert table_rows(project, "moves", "id, part, v") == [(1, "a", 1)]
         # the source moves key 1 to partition b; the run stopped after its stage was complete
-        # and marked, before it dropped partition a (left with no rows) and swapped b in
+        # and marked, before it dropped partition a (left with no rows) and swapped b in (the
+        # stage flags the changed row: not a column of the table)
         project.run_sql(
             f"insert overwrite table {schema}.src_moves select 1 as id, 'b' as part, 10 as v"
         )
         project.run_sql(
             f"create table {schema}.moves__vulcan_stage_0123456789ab using parquet "
             "tblproperties ('vulcan.replay' = 'overwrite') as select * from values "
-            "(1, 10, 'b', false), (null, null, 'a', true), (null, null, 'b', true) "
-            "as t(id, v, part, __vulcan_marker)"
+            "(1, 10, 'b', false, true), (null, null, 'a', true, false), "
+            "(null, null, 'b', true, false) as t(id, v, part, __vulcan_marker, __vulcan_changed)"
         )
         run("run", "-s", "moves")
         assert table_rows(project, "moves", "id, part, v") == [(1, "b", 10)]

@@ -164,7 +164,7 @@
   {"name": "skip_unchanged_rows", "kinds": ["incremental_by_unique_key"], "section": "incremental_by_unique_key", "modes": "both",
    "check": "bool", "value": true,
    "type": "bool", "default": "true",
-   "meaning": "Delta / Iceberg, without `when_matched`: a batch row equal to the table's row (every column, `<=>`) is left out of the MERGE, so unchanged rows are not rewritten and a batch with no change commits nothing (Iceberg: an empty snapshot), at the cost of one more read of the table in the MERGE's statement; `false` for a query that returns only changed rows (every matched row is then updated)"},
+   "meaning": "without `when_matched`: a batch row equal to the table's row (every column, `<=>`) is left out of the MERGE, so unchanged rows are not rewritten and a batch with no change commits nothing (Iceberg: an empty snapshot), at the cost of one more read of the table in the MERGE's statement; on parquet a batch with no change does not overwrite the table (one query on the stage finds a change); `false` for a query that returns only changed rows (every matched row is then updated)"},
   {"name": "incremental_predicates", "kinds": ["incremental_by_unique_key"], "dbt": true, "section": "incremental_by_unique_key", "modes": "both",
    "type": "list of SQL", "default": "none",
    "meaning": "dbt's key: extra conditions ANDed to the match (Delta / Iceberg)"},

@@ -1,4 +1,5 @@
-{#- What `DESCRIBE TABLE EXTENDED` says about a table: {columns, partition_cols (as written),
+{#- What `DESCRIBE TABLE EXTENDED` says about a table: {columns, types (their types,
+    lowercased), partition_cols (as written),
     provider (lowercased, or none), dynamic_overwrite (the table option
     partitionOverwriteMode=dynamic), scoped (partitioned with dynamic overwrite: a rewrite
     replaces only the partitions it writes)}. Read by incremental_by_partition's layout check
@@ -6,6 +7,7 @@
 {% macro vulcan_table_layout(rows) %}
   {%- set ns = namespace(section='columns', provider=none, dynamic=false) -%}
   {%- set columns = [] -%}
+  {%- set types = [] -%}
   {%- set partitions = [] -%}
   {%- for row in rows -%}
     {%- set name = (row[0] or '') | string | trim -%}
@@ -23,12 +25,13 @@
       {%- set ns.section = 'other' -%}
     {%- elif ns.section == 'columns' -%}
       {%- do columns.append(name) -%}
+      {%- do types.append(value | trim | lower) -%}
     {%- elif ns.section == 'partitions' -%}
       {%- do partitions.append(name) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return({
-    'columns': columns, 'partition_cols': partitions, 'provider': ns.provider,
+    'columns': columns, 'types': types, 'partition_cols': partitions, 'provider': ns.provider,
     'dynamic_overwrite': ns.dynamic, 'scoped': (partitions | length > 0) and ns.dynamic,
   }) }}
 {% endmacro %}

@@ -123,12 +123,13 @@
         {% do dbt_vulcan._vulcan_rebuild_from_stage(relation, stale, cfg) %}
       {%- else -%}
         {#- a column `__vulcan_marker` flags rows that only name a partition to replace
-            (the unique key strategy): they are not written, and a partition they alone name
+            (the unique key strategy; `__vulcan_changed`, its flag of changed rows, is not a
+            column of the table either): they are not written, and a partition they alone name
             is left empty by the batch: dropped first, as the batch would have (else a key
             that moved out of it would stay there too) -#}
         {%- set columns = adapter.get_columns_in_relation(stale) | map(attribute='name') | list -%}
         {%- set kept = [] -%}
-        {%- for column in columns if column != '__vulcan_marker' -%}
+        {%- for column in columns if column not in ('__vulcan_marker', '__vulcan_changed') -%}
           {%- do kept.append(adapter.quote(column)) -%}
         {%- endfor -%}
         {%- if '__vulcan_marker' in columns -%}

@@ -22,6 +22,7 @@ macros/kinds/unique_key/sql_tokens.sql):
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -147,19 +148,25 @@ def same(
     assert squash(h.call("vulcan_unique_key_merge_sql", got, "s.t", source_sql, compare)) == squash(
         expected.merge_statement("s.t", source_sql, compare)
     )
-    for rows in (DESCRIBE, PARTITIONED):
+    for rows, with_compare in itertools.product((DESCRIBE, PARTITIONED), (False, True)):
         layout = h.call("vulcan_table_layout", rows)
+        compared = layout["columns"] if with_compare else None
+        args = (got, "s.t", "s.st", source_sql, layout, compared)
         try:
-            oracle = expected.parquet("s.t", "s.st", source_sql, TableLayout.from_describe(rows))
+            oracle = expected.parquet(
+                "s.t", "s.st", source_sql, TableLayout.from_describe(rows), compared or ()
+            )
         except VulcanConfigError as error:
             with pytest.raises(CompilerError) as info:
-                h.call("vulcan_unique_key_parquet_sql", got, "s.t", "s.st", source_sql, layout)
+                h.call("vulcan_unique_key_parquet_sql", *args)
             assert str(info.value) == str(error)
             continue
-        parquet = h.call("vulcan_unique_key_parquet_sql", got, "s.t", "s.st", source_sql, layout)
+        parquet = h.call("vulcan_unique_key_parquet_sql", *args)
         assert squash(parquet["stage_select"]) == squash(oracle.stage_select)
         assert parquet["overwrite"] == oracle.overwrite
         assert parquet["emptied_partitions"] == oracle.emptied_partitions
+        assert parquet["changed"] == oracle.changed
+        assert (oracle.changed is not None) == (with_compare and not expected.when_matched)
     return expected
 
 
@@ -326,6 +333,7 @@ def test_layout_from_describe(rows: list[tuple[Any, ...]]) -> None:
     layout = TableLayout.from_describe(rows)
     got = harness().call("vulcan_table_layout", rows)
     assert got["columns"] == layout.columns
+    assert got["types"] == layout.types
     assert got["partition_cols"] == layout.partition_cols
     assert got["dynamic_overwrite"] == layout.dynamic_overwrite
     assert got["scoped"] == layout.scoped

@@ -30,7 +30,13 @@
 {% macro _vulcan_unique_key_compare(spec, args) %}
   {%- if spec.when_matched or not args.cfg.skip_unchanged_rows -%}{{ return(none) }}{%- endif -%}
   {%- set names = dbt_vulcan.vulcan_run_table_columns(args, true) -%}
-  {%- for dtype in args.per_run.table_types or [] if 'map<' in dtype or 'variant' in dtype -%}
+  {{ return(dbt_vulcan._vulcan_unique_key_comparable(names, args.per_run.table_types)) }}
+{% endmacro %}
+
+{#- `names`, or none when a column's type has no `<=>` (a map, a variant). Also the parquet
+    upsert's check (unique_key_parquet.sql), with the types its DESCRIBE gives. -#}
+{% macro _vulcan_unique_key_comparable(names, types) %}
+  {%- for dtype in types or [] if 'map<' in dtype or 'variant' in dtype -%}
     {{ return(none) }}
   {%- endfor -%}
   {{ return(names) }}

@@ -75,20 +75,26 @@
     ~ 'when not matched then insert *') }}
 {% endmacro %}
 
-{#- A batch on a parquet table: {stage_select, overwrite, emptied_partitions}. stage = (table
-    rows in scope) merged with the batch, then INSERT OVERWRITE from the stage. `layout`:
-    vulcan_table_layout. Partitioned with dynamic overwrite: the scope is the partitions of
-    the batch and of the rows its keys match; partitions left with no rows are listed by
-    `emptied_partitions` (to drop). Otherwise the whole table. -#}
-{% macro vulcan_unique_key_parquet_sql(spec, relation, stage, sql, layout) %}
+{#- A batch on a parquet table: {stage_select, overwrite, emptied_partitions, changed}. stage =
+    (table rows in scope) merged with the batch, then INSERT OVERWRITE from the stage.
+    `layout`: vulcan_table_layout. Partitioned with dynamic overwrite: the scope is the
+    partitions of the batch and of the rows its keys match; partitions left with no rows are
+    listed by `emptied_partitions` (to drop). Otherwise the whole table. `compare`: the
+    table's columns, given when the matched rows take every column (no when_matched, as the
+    MERGE's compare): the stage flags each batch row that is new or differs from the row its
+    key matches (`__vulcan_changed`, `<=>` on every column), and `changed` is the query that
+    finds one; none found, the table is not rewritten. -#}
+{% macro vulcan_unique_key_parquet_sql(spec, relation, stage, sql, layout, compare=none) %}
   {%- set quoted = [] -%}
   {%- for c in layout.columns -%}{%- do quoted.append(dbt_vulcan.vulcan_quote_identifier(c)) -%}{%- endfor -%}
   {%- set columns = quoted | join(', ') -%}
+  {%- set compare = compare if compare and not spec.when_matched else none -%}
+  {%- set changed = 'select 1 from ' ~ stage ~ ' where __vulcan_changed limit 1' if compare else none -%}
   {%- if not layout.scoped -%}
     {%- set select = dbt_vulcan._vulcan_uk_merged_select(spec, layout,
         '(select *, true as __vulcan_t from ' ~ relation ~ ')',
-        '(\n' ~ dbt_vulcan.vulcan_unique_key_checked_source(spec, sql, '__vulcan_s') ~ '\n)') -%}
-    {{ return({'stage_select': select, 'overwrite': 'insert overwrite table ' ~ relation ~ ' by name select ' ~ columns ~ ' from ' ~ stage, 'emptied_partitions': none}) }}
+        '(\n' ~ dbt_vulcan.vulcan_unique_key_checked_source(spec, sql, '__vulcan_s') ~ '\n)', compare) -%}
+    {{ return({'stage_select': select, 'overwrite': 'insert overwrite table ' ~ relation ~ ' by name select ' ~ columns ~ ' from ' ~ stage, 'emptied_partitions': none, 'changed': changed}) }}
   {%- endif -%}
   {%- set parts = [] -%}
   {%- set lowered = layout.partition_cols | map('lower') | list -%}
@@ -111,12 +117,13 @@
       ~ '  select ' ~ target_parts | join(', ') ~ ' from ' ~ relation ~ ' as target\n'
       ~ '  left semi join vulcan_source as source on ' ~ dbt_vulcan._vulcan_uk_match(spec, false) ~ '\n'
       ~ ')\n'
-      ~ dbt_vulcan._vulcan_uk_merged_select(spec, layout, target_sql, 'vulcan_source') ~ '\n'
-      ~ 'union all\nselect ' ~ markers | join(', ') ~ ', true as __vulcan_marker from vulcan_scope' -%}
+      ~ dbt_vulcan._vulcan_uk_merged_select(spec, layout, target_sql, 'vulcan_source', compare) ~ '\n'
+      ~ 'union all\nselect ' ~ markers | join(', ') ~ ', true as __vulcan_marker' ~ (', false as __vulcan_changed' if compare else '') ~ ' from vulcan_scope' -%}
   {{ return({
     'stage_select': select,
     'overwrite': 'insert overwrite table ' ~ relation ~ ' by name select ' ~ columns ~ ' from ' ~ stage ~ ' where not __vulcan_marker',
     'emptied_partitions': dbt_vulcan.vulcan_unique_key_emptied_partitions_sql(stage, layout.partition_cols),
+    'changed': changed,
   }) }}
 {% endmacro %}
 
@@ -183,12 +190,23 @@
   {{ return('case ' ~ branches | join(' ') ~ ' else target.' ~ name ~ ' end as ' ~ name) }}
 {% endmacro %}
 
-{% macro _vulcan_uk_merged_select(spec, layout, target_sql, source_sql) %}
+{#- `compare`: the columns whose `<=>` decides `__vulcan_changed` (a batch row that is new or
+    differs from its table row), or none (no such column). -#}
+{% macro _vulcan_uk_merged_select(spec, layout, target_sql, source_sql, compare=none) %}
   {%- set assigned = [] -%}
   {%- for c in spec.clauses -%}{%- do assigned.append(dbt_vulcan._vulcan_uk_assigned(spec, c, layout)) -%}{%- endfor -%}
   {%- set columns = [] -%}
   {%- for c in layout.columns -%}{%- do columns.append(dbt_vulcan._vulcan_uk_column(spec, c, assigned)) -%}{%- endfor -%}
-  {%- set sql = 'select\n  ' ~ columns | join(',\n  ') ~ (',\n  false as __vulcan_marker' if layout.scoped else '') ~ '\n'
+  {%- if layout.scoped -%}{%- do columns.append('false as __vulcan_marker') -%}{%- endif -%}
+  {%- if compare -%}
+    {%- set same = [] -%}
+    {%- for c in compare -%}
+      {%- set q = dbt_vulcan.vulcan_quote_identifier(c) -%}
+      {%- do same.append('target.' ~ q ~ ' <=> source.' ~ q) -%}
+    {%- endfor -%}
+    {%- do columns.append('source.__vulcan_s is not null and (target.__vulcan_t is null or not (' ~ same | join(' and ') ~ ')) as __vulcan_changed') -%}
+  {%- endif -%}
+  {%- set sql = 'select\n  ' ~ columns | join(',\n  ') ~ '\n'
       ~ 'from ' ~ target_sql ~ ' as target\n'
       ~ 'full outer join ' ~ source_sql ~ ' as source\n'
       ~ 'on ' ~ dbt_vulcan._vulcan_uk_match(spec) -%}
