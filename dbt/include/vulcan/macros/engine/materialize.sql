@@ -58,6 +58,11 @@
 
   {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, begin.existing_relation, plan.rebuild, plan, cfg, checked.get('create_sql') or schema_sql) -%}
   {%- set projection = none -%}
+  {%- if created and checked.get('query_columns') is not none and not checked.get('create_sql') -%}
+    {#- the new table has the query's columns: their digest rides on the run's state rows, so
+        the next run of this definition reads no table columns (engine/schema_change.sql) -#}
+    {%- do plan.update({'columns': dbt_vulcan.vulcan_columns_digest(checked.query_columns)}) -%}
+  {%- endif -%}
   {%- if not created and checked.get('query_columns') is not none and (steps.get('schema_change') == 'every_run' or plan.fingerprint_changed) -%}
     {%- set projection = dbt_vulcan.vulcan_apply_schema_change(target_relation, checked.query_columns, cfg, plan) -%}
   {%- endif -%}
