@@ -274,12 +274,6 @@
   {{ return(modules.datetime.datetime((k * b.months) // 12, (k * b.months) % 12 + 1, 1)) }}
 {% endmacro %}
 
-{#- SQL: epoch microseconds of a 'YYYY-MM-DD HH:MM:SS[.ffffff]' string column (how the log
-    writes times), read as UTC whatever the session time zone; null when it is not such a time -#}
-{% macro _vulcan_plan_us(column) %}
-  {{ return("unix_micros(try_cast(concat(" ~ column ~ ", 'Z') as timestamp))") }}
-{% endmacro %}
-
 {% macro _vulcan_plan_int(value, key, minimum, maximum=none) %}
   {%- if value is number and value is not sameas true and value is not sameas false and value == value | int and value >= minimum and (maximum is none or value <= maximum) -%}
     {{ return(value | int) }}
