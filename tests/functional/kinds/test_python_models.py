@@ -62,11 +62,12 @@ return in_batch.groupBy("order_date").agg(
 )
 """
 
+# dbt-vulcan's keys under `meta` (as README writes them: dbt 1.10+ warns of custom keys set
+# directly), in `dbt.config(...)` of a Python model as in `config()` of a SQL one
 CUSTOMERS = dict(
     materialized="incremental_by_unique_key",
     unique_key="customer_id",
-    start="2025-01-01",
-    batch_size=5,
+    meta={"start": "2025-01-01", "batch_size": 5},
 )
 CUSTOMERS_SQL = """
 select customer_id, count(order_id) as orders, max(order_date) as last_order_date
