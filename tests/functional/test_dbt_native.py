@@ -40,6 +40,12 @@ TR = (
 )
 # no WHERE: only the output filter keeps a batch's rows
 LEAKY = TR + "\nselect order_id, order_date from {{ ref('raw_orders') }}\n"
+# the same with its keys under `meta`, as README writes them
+LEAKY_META = (
+    "{{ config(materialized='incremental_by_time_range',\n"
+    "          meta={'time_column': 'order_date', 'start': '2025-01-01'}) }}\n"
+    "select order_id, order_date from {{ ref('raw_orders') }}\n"
+)
 BY_KEY = (
     "{{ config(materialized='incremental_by_unique_key', unique_key='order_id') }}\n"
     "select order_id, customer_id, order_date from {{ ref('raw_orders') }}\n"
@@ -114,6 +120,17 @@ unit_tests:
       rows:
         - {{order_id: 3, order_date: '2025-01-02'}}
         - {{order_id: 4, order_date: '2025-01-02'}}
+  - name: leaky_meta_keeps_rows_without_a_time
+    model: leaky_meta
+    overrides:
+      vars: {RANGE}
+{GIVEN}
+          - {{order_id: 7, customer_id: 1, total_amount: 1.0}}
+    expect:
+      rows:
+        - {{order_id: 3, order_date: '2025-01-02'}}
+        - {{order_id: 4, order_date: '2025-01-02'}}
+        - {{order_id: 7, order_date: null}}
   - name: by_key_execution_time
     model: by_key
     overrides:
@@ -165,6 +182,7 @@ class TestDbtNative:
             "daily_sales.sql": TR + TOKENS,
             "daily_jinja.sql": TR + JINJA,
             "leaky.sql": LEAKY,
+            "leaky_meta.sql": LEAKY_META,
             "by_key.sql": BY_KEY,
             "scd.sql": SCD,
             "tracked.sql": TRACKED,
@@ -191,6 +209,7 @@ class TestDbtNative:
             "daily_all_time",
             "daily_one_day",
             "jinja_one_day",
+            "leaky_meta_keeps_rows_without_a_time",
             "leaky_one_day",
             "scd_execution_time",
             "tracked_execution_time",

@@ -89,8 +89,9 @@ def test_unit_test_sql_renders_the_tokens_and_the_output_filter(h: Harness) -> N
     sql = "select * from x where d between @start_ds and @end_ds"
     assert squash(h.call("vulcan_native_sql", sql)) == squash(
         "select * from (\nselect * from x where d between '2025-01-02' and '2025-01-03'\n)"
-        " as vulcan_batch\nwhere `order_date` >= CAST('2025-01-02' AS DATE)"
-        " AND `order_date` < CAST('2025-01-04' AS DATE)"
+        " as vulcan_batch\nwhere `order_date` is null"
+        " or (`order_date` >= CAST('2025-01-02' AS DATE)"
+        " AND `order_date` < CAST('2025-01-04' AS DATE))"
     )
     # dbt's unit test statement around it, through the package's spark__ override
     statement = squash(h.call("spark__get_unit_test_sql", sql, "select 1 as d", ["d"]))
@@ -98,6 +99,19 @@ def test_unit_test_sql_renders_the_tokens_and_the_output_filter(h: Harness) -> N
     assert "@start_ds" not in statement and "dbt_internal_unit_test_expected" in statement
     empty = squash(h.call("spark__get_empty_subquery_sql", sql))
     assert "'2025-01-02'" in empty and empty.endswith("where false limit 0")
+
+
+def test_unit_test_reads_the_time_column_set_under_meta(h: Harness) -> None:
+    # the form README writes (dbt 1.10+ warns of custom keys set directly in config())
+    code = (
+        "{{ config(materialized='incremental_by_time_range',\n"
+        "          meta={'time_column': \"order_date\", 'time_data_type': 'date'}) }}\n"
+    )
+    h.context["model"] = unit_test({"vulcan_start": "2025-01-02", "vulcan_end": "2025-01-02"}, code)
+    assert squash(h.call("vulcan_native_sql", "select * from x")).endswith(
+        "where `order_date` is null or (`order_date` >= CAST('2025-01-02' AS DATE)"
+        " AND `order_date` < CAST('2025-01-03' AS DATE))"
+    )
 
 
 def test_unit_test_of_a_model_without_time_column_gets_the_tokens_only(h: Harness) -> None:
