@@ -114,6 +114,17 @@ def test_unit_test_reads_the_time_column_set_under_meta(h: Harness) -> None:
     )
 
 
+def test_unit_test_of_a_tracked_model_filters_no_row(h: Harness) -> None:
+    # tracked keeps or drops whole groups, never single rows: its time_column sets no filter
+    code = (
+        "{{ config(materialized='tracked',\n"
+        "          meta={'group_key': 'id', 'time_column': 'order_date'}) }}\n"
+    )
+    h.context["model"] = unit_test({"vulcan_start": "2025-01-02", "vulcan_end": "2025-01-02"}, code)
+    sql = "select * from x where d >= @start_ds"
+    assert h.call("vulcan_native_sql", sql) == "select * from x where d >= '2025-01-02'"
+
+
 def test_unit_test_of_a_model_without_time_column_gets_the_tokens_only(h: Harness) -> None:
     h.context["model"] = unit_test(
         {"vulcan_execution_time": "2025-01-05"},

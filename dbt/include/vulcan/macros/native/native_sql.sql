@@ -57,7 +57,8 @@
     {%- set range = dbt_vulcan.vulcan_native_range(model) -%}
     {%- set cfg = dbt_vulcan._vulcan_native_unit_cfg(model) -%}
     {%- set batch = {'start': range.start, 'end': range.end} -%}
-    {%- if not cfg.time_column -%}
+    {#- the tracked kind filters whole groups, never rows (time_tokens/time_tokens.sql) -#}
+    {%- if not cfg.time_column or cfg.materialized == 'tracked' -%}
       {{ return(dbt_vulcan.vulcan_batch_query(sql, cfg, batch, none, range.execution_time).query) }}
     {%- endif -%}
     {%- set time_type = cfg.time_data_type or dbt_vulcan._vulcan_native_time_type(sql, cfg, range) -%}
@@ -108,12 +109,13 @@
 {#- ---------------------------------------------------------------- private helpers -#}
 
 {#- A unit test has none of its model's config (dbt gives it its own): the output filter's keys
-    are read from the `config(...)` call of the model's SQL, where a string sets them, directly
-    (`time_column='d'`) or in its `meta` (`'time_column': 'd'`). -#}
+    (and `materialized`: the tracked kind filters no row) are read from the `config(...)` call
+    of the model's SQL, where a string sets them, directly (`time_column='d'`) or in its `meta`
+    (`'time_column': 'd'`). -#}
 {% macro _vulcan_native_unit_cfg(node) %}
-  {%- set cfg = {'model': node.name, 'kind': 'incremental_by_time_range', 'time_column': none, 'time_format': none, 'time_data_type': none} -%}
+  {%- set cfg = {'model': node.name, 'kind': 'incremental_by_time_range', 'materialized': none, 'time_column': none, 'time_format': none, 'time_data_type': none} -%}
   {%- set code = node.raw_code or '' -%}
-  {%- for key in ['time_column', 'time_format', 'time_data_type'] -%}
+  {%- for key in ['materialized', 'time_column', 'time_format', 'time_data_type'] -%}
     {%- set found = modules.re.search("(?:\\b" ~ key ~ "\\s*=|['\"]" ~ key ~ "['\"]\\s*:)\\s*(['\"])(.*?)\\1", code) -%}
     {%- if found -%}{%- do cfg.update({key: found.group(2)}) -%}{%- endif -%}
   {%- endfor -%}
