@@ -26,16 +26,13 @@
     none: with `skip_unchanged_rows: false`, with when_matched clauses (they say what a match does: an accumulating one must see
     every row), or when a column cannot be compared (a map or a variant has no `<=>`; every
     matched row is then updated). Read once per run, with their types: recorded by the last
-    run, else described (engine/in_table_order.sql). -#}
-{% macro _vulcan_unique_key_compare(spec, args) %}
+    run, else described (engine/in_table_order.sql); on parquet (whose stage flags the changed
+    rows the same way) those of the `layout` its strategy described. -#}
+{% macro _vulcan_unique_key_compare(spec, args, layout=none) %}
   {%- if spec.when_matched or not args.cfg.skip_unchanged_rows -%}{{ return(none) }}{%- endif -%}
-  {%- set names = dbt_vulcan.vulcan_run_table_columns(args, true) -%}
-  {{ return(dbt_vulcan._vulcan_unique_key_comparable(names, args.per_run.table_types)) }}
-{% endmacro %}
-
-{#- `names`, or none when a column's type has no `<=>` (a map, a variant). Also the parquet
-    upsert's check (unique_key_parquet.sql), with the types its DESCRIBE gives. -#}
-{% macro _vulcan_unique_key_comparable(names, types) %}
+  {#- the parquet upsert gives the layout its DESCRIBE read (unique_key_parquet.sql) -#}
+  {%- set names = layout.columns if layout is not none else dbt_vulcan.vulcan_run_table_columns(args, true) -%}
+  {%- set types = layout.types if layout is not none else args.per_run.table_types -%}
   {%- for dtype in types or [] if 'map<' in dtype or 'variant' in dtype -%}
     {{ return(none) }}
   {%- endfor -%}

@@ -36,7 +36,7 @@
     {% do per_run.update({'layout': dbt_vulcan.vulcan_table_layout(run_query('describe table extended ' ~ args.relation).rows)}) %}
   {%- endif -%}
   {%- set layout = per_run.layout -%}
-  {%- set compare = none if spec.when_matched or not args.cfg.skip_unchanged_rows else dbt_vulcan._vulcan_unique_key_comparable(layout.columns, layout.types) -%}
+  {%- set compare = dbt_vulcan._vulcan_unique_key_compare(spec, args, layout) -%}
   {%- set upsert = dbt_vulcan.vulcan_unique_key_parquet_sql(spec, args.relation, stage, args.sql, layout, compare) -%}
   {%- if layout.partition_cols and not layout.scoped and 'warned' not in per_run -%}
     {% do per_run.update({'warned': true}) %}
