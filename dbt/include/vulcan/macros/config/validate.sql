@@ -459,11 +459,9 @@
     } -%}
     {{ return({'error': none, 'cron': crons[unit.unit], 'interval_unit': unit.unit, 'week_start': day.day}) }}
   {%- endif -%}
-  {%- set read = dbt_vulcan._vulcan_cron_read(cron) -%}
-  {%- if read.reason -%}{{ return({'error': dbt_vulcan._vulcan_cron_message(read.value, read.reason)}) }}{%- endif -%}
-  {%- set normalized = read.cron.normalized -%}
-  {%- set ticks = dbt_vulcan._vulcan_cron_unit(read.cron) -%}
-  {%- if ticks.reason -%}{{ return({'error': dbt_vulcan._vulcan_cron_message(normalized, ticks.reason)}) }}{%- endif -%}
+  {%- set ticks = dbt_vulcan.vulcan_cron_schedule(cron) -%}
+  {%- if ticks.error -%}{{ return({'error': ticks.error}) }}{%- endif -%}
+  {%- set normalized = ticks.cron -%}
   {%- set unit = {'unit': ticks.unit} -%}
   {%- if interval_unit is not none -%}
     {%- set unit = dbt_vulcan._vulcan_cfg_interval_unit(interval_unit, units) -%}
@@ -526,7 +524,7 @@
     {%- set g = m.groupdict() -%}
     {%- set y, mo, d = g['y'] | int, g['mo'] | int, g['d'] | int -%}
     {%- set h, mi, sec = (g['h'] or '0') | int, (g['mi'] or '0') | int, (g['s'] or '0') | int -%}
-    {%- if y < 1 or not 1 <= mo <= 12 or not 1 <= d <= dbt_vulcan._vulcan_cron_month_days(y, mo) or h > 23 or mi > 59 or sec > 59 -%}
+    {%- if y < 1 or not 1 <= mo <= 12 or not 1 <= d <= (31 if mo == 12 else (dt.date(y, mo + 1, 1) - dt.date(y, mo, 1)).days) or h > 23 or mi > 59 or sec > 59 -%}
       {{ return({'time': none, 'error': bad}) }}
     {%- endif -%}
     {%- set parsed = dt.datetime(y, mo, d, h, mi, sec, (g['f'] or '0').ljust(6, '0') | int) -%}

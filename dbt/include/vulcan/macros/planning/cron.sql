@@ -94,6 +94,17 @@
   {{ return('%04d-%02d-%02d %02d:%02d:00' | format(*ns.found)) }}
 {% endmacro %}
 
+{#- What the validator (config/validate.sql) needs of a cron: {error (the message, or none),
+    cron (normalized), unit (the interval unit it implies, as vulcan_cron_interval_unit),
+    weekdays (the days of the week of its first ticks)}. -#}
+{% macro vulcan_cron_schedule(expr) %}
+  {%- set read = dbt_vulcan._vulcan_cron_read(expr) -%}
+  {%- if read.reason -%}{{ return({'error': dbt_vulcan._vulcan_cron_message(read.value, read.reason)}) }}{%- endif -%}
+  {%- set ticks = dbt_vulcan._vulcan_cron_unit(read.cron) -%}
+  {%- if ticks.reason -%}{{ return({'error': dbt_vulcan._vulcan_cron_message(read.cron.normalized, ticks.reason)}) }}{%- endif -%}
+  {{ return({'error': none, 'cron': read.cron.normalized, 'unit': ticks.unit, 'weekdays': ticks.weekdays}) }}
+{% endmacro %}
+
 {#- The interval unit the cron implies, as Schedule.build(cron, None) derives it: the largest
     unit whose nominal length fits the smallest gap between its first 60 ticks after
     2020-01-01 00:00; an error if it fires more often than every 5 minutes. -#}
