@@ -55,6 +55,11 @@ def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
+def _same(compare: Sequence[str]) -> str:
+    """A batch row equal to its table row: `<=>` (NULLs equal) on every column of `compare`."""
+    return " and ".join(f"{TARGET}.{quote(c)} <=> {SOURCE}.{quote(c)}" for c in compare)
+
+
 def _config_error(model: str, problems: list[str]) -> VulcanConfigError:
     lines = "\n".join(f"  - {p}" for p in problems)
     return VulcanConfigError(
@@ -651,7 +656,7 @@ class UpsertSpec:
         matched = self.when_matched or "when matched then update set *"
         source = self.checked_source(sql)
         if compare and not self.when_matched:
-            same = " and ".join(f"{TARGET}.{quote(c)} <=> {SOURCE}.{quote(c)}" for c in compare)
+            same = _same(compare)
             source = (
                 f"select {SOURCE}.* from (\n{source}\n) as {SOURCE}\n"
                 f"left anti join {relation} as {TARGET}\n"
@@ -711,7 +716,7 @@ class UpsertSpec:
         if layout.scoped:
             columns.append(f"false as {MARKER}")
         if compare:
-            same = " and ".join(f"{TARGET}.{quote(c)} <=> {SOURCE}.{quote(c)}" for c in compare)
+            same = _same(compare)
             columns.append(
                 f"{SOURCE}.{_IN_SOURCE} is not null and "
                 f"({TARGET}.{_IN_TARGET} is null or not ({same})) as {CHANGED}"

@@ -29,6 +29,16 @@
   {{ return(condition) }}
 {% endmacro %}
 
+{#- A batch row equal to its table row: `<=>` (NULLs equal) on every column of `compare`. -#}
+{% macro _vulcan_uk_same(compare) %}
+  {%- set same = [] -%}
+  {%- for c in compare -%}
+    {%- set q = dbt_vulcan.vulcan_quote_identifier(c) -%}
+    {%- do same.append('target.' ~ q ~ ' <=> source.' ~ q) -%}
+  {%- endfor -%}
+  {{ return(same | join(' and ')) }}
+{% endmacro %}
+
 {#- The batch's rows, failing the statement if a (non-NULL) key appears twice. -#}
 {% macro vulcan_unique_key_checked_source(spec, sql, flag_column=none) %}
   {%- set in_row = dbt_vulcan._vulcan_uk_keys_sql(spec, '__vulcan_row') -%}
@@ -59,14 +69,9 @@
 {% macro vulcan_unique_key_merge_sql(spec, relation, sql, compare=none) %}
   {%- set source = dbt_vulcan.vulcan_unique_key_checked_source(spec, sql) -%}
   {%- if compare and not spec.when_matched -%}
-    {%- set same = [] -%}
-    {%- for c in compare -%}
-      {%- set q = dbt_vulcan.vulcan_quote_identifier(c) -%}
-      {%- do same.append('target.' ~ q ~ ' <=> source.' ~ q) -%}
-    {%- endfor -%}
     {%- set source = 'select source.* from (\n' ~ source ~ '\n) as source\n'
       ~ 'left anti join ' ~ relation ~ ' as target\n'
-      ~ 'on ' ~ dbt_vulcan._vulcan_uk_match(spec) ~ '\n  and ' ~ same | join(' and ') -%}
+      ~ 'on ' ~ dbt_vulcan._vulcan_uk_match(spec) ~ '\n  and ' ~ dbt_vulcan._vulcan_uk_same(compare) -%}
   {%- endif -%}
   {{ return('merge into ' ~ relation ~ ' as target\n'
     ~ 'using (\n' ~ source ~ '\n) as source\n'
@@ -199,12 +204,7 @@
   {%- for c in layout.columns -%}{%- do columns.append(dbt_vulcan._vulcan_uk_column(spec, c, assigned)) -%}{%- endfor -%}
   {%- if layout.scoped -%}{%- do columns.append('false as __vulcan_marker') -%}{%- endif -%}
   {%- if compare -%}
-    {%- set same = [] -%}
-    {%- for c in compare -%}
-      {%- set q = dbt_vulcan.vulcan_quote_identifier(c) -%}
-      {%- do same.append('target.' ~ q ~ ' <=> source.' ~ q) -%}
-    {%- endfor -%}
-    {%- do columns.append('source.__vulcan_s is not null and (target.__vulcan_t is null or not (' ~ same | join(' and ') ~ ')) as __vulcan_changed') -%}
+    {%- do columns.append('source.__vulcan_s is not null and (target.__vulcan_t is null or not (' ~ dbt_vulcan._vulcan_uk_same(compare) ~ ')) as __vulcan_changed') -%}
   {%- endif -%}
   {%- set sql = 'select\n  ' ~ columns | join(',\n  ') ~ '\n'
       ~ 'from ' ~ target_sql ~ ' as target\n'
