@@ -42,7 +42,7 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -342,6 +342,10 @@ def _task(workdir: Path, task: str, kwargs: dict[str, Any]) -> Any:
         create_customers(spark, size, kwargs["day"], keys=kwargs["keys"])
         rows = spark.sql(f"select count(*) from {SOURCE_SCHEMA}.customers").collect()[0][0]
         return {"rows": int(rows), "seconds": round(time.perf_counter() - started, 1)}
+    if task == "drop_schemas":
+        for schema in kwargs["schemas"]:
+            spark.sql(f"drop schema if exists {schema} cascade")
+        return {}
     if task == "sums":  # name -> checksum query
         return {name: checksum(spark, sql) for name, sql in kwargs["queries"].items()}
     raise ValueError(task)
@@ -386,14 +390,17 @@ def run(
     parts: tuple[str, ...] = PARTS,
     pairs: tuple[str, ...] = (),
     job_state_format: str = "parquet",
+    kind_keys: tuple[int, ...] = (),
 ) -> dict[str, Any]:
     """The cold suite: the daily model's scenarios, then every kind against its dbt
     counterpart (benchmarks/kinds.py, under "kinds"), then a project's daily job
     (benchmarks/job.py, under "job"); runs, checks and problems. `before`: an
     earlier checkout, run as the extra system `vulcan_before` (the daily part). `connection`:
     the profiles' connection keys of a running Spark server (default: embedded sessions).
-    `pairs`: only these kinds' pairs (default every one). `job_state_format`: the job's
-    state table format."""
+    `pairs`: only these kinds' pairs (default every one). `kind_keys`: the kinds' target
+    sizes (default the size's one); with several, the part runs once per size, from nothing,
+    under "kinds_scale" (the first also under "kinds"). `job_state_format`: the job's state
+    table format."""
     from benchmarks import job, kinds
 
     projects = write_projects(workdir, before, connection)
@@ -401,8 +408,15 @@ def run(
     if "daily" in parts:
         result = daily(size, projects, connection)
     if "kinds" in parts:
-        result["kinds"] = kinds.run(size, projects, connection, pairs)
-        result["problems"] = [*result["problems"], *result["kinds"]["problems"]]
+        scales = [
+            kinds.run(replace(size, kind_keys=keys), projects, connection, pairs)
+            for keys in kind_keys or (size.kind_keys,)
+        ]
+        result["kinds"] = scales[0]
+        if len(scales) > 1:
+            result["kinds_scale"] = scales
+        for scale in scales:
+            result["problems"] = [*result["problems"], *scale["problems"]]
     if "job" in parts:
         result["job"] = job.run(size, projects, connection, "daily" not in parts, job_state_format)
         result["problems"] = [*result["problems"], *result["job"]["problems"]]

@@ -316,6 +316,59 @@ def kinds_section(kinds: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
+def kind_ratios(kinds: dict[str, Any]) -> dict[tuple[str, str], float]:
+    """(pair, system) -> the median daily model time over the dbt counterpart's."""
+    from benchmarks.kinds import PAIRS
+
+    def med(pair: str, system: str) -> float:
+        return _median(
+            [
+                float(r["execution_time"])
+                for r in kinds["runs"]
+                if r["scenario"] == pair and r["system"] == system and r["rep"] > 0
+            ]
+        )
+
+    return {
+        (pair, system): _ratio(med(pair, system), med(pair, "dbt"))
+        for pair in PAIRS
+        for system in ("vulcan", "vulcan_package")
+        if any(r["scenario"] == pair for r in kinds["runs"])
+    }
+
+
+def scale_section(scales: list[dict[str, Any]]) -> list[str]:
+    """Each pair's ratio at every target size: the ratio at the largest must not exceed the
+    ratio at the smallest (issue #49 item 4: no cost that grows with the table)."""
+    from benchmarks.kinds import PAIRS
+
+    scales = sorted(scales, key=lambda k: k["keys"])
+    ratios = [kind_ratios(k) for k in scales]
+    sizes = [f"{k['keys']:,} rows" for k in scales]
+    rows = []
+    for pair, system in ratios[0]:
+        label = PAIRS[pair][0] + ("" if system == "vulcan" else " (package)")
+        values = [r.get((pair, system), float("nan")) for r in ratios]
+        rows.append(
+            [
+                f"{label} / {PAIRS[pair][2]}",
+                *(f"{v:.2f}x" for v in values),
+                _ok(values[-1] <= values[0]),
+            ]
+        )
+    head = ["a daily run's model time, over the counterpart's", *sizes]
+    return [
+        "## Cost that does not grow with the table: every kind at " + " and ".join(sizes),
+        "",
+        "The kinds part below, run once per target size from nothing (`--kind-keys`), 1 % of "
+        "the keys changed each day. The goal: the ratio at the largest size is at most the "
+        "ratio at the smallest.",
+        "",
+        *_table([*head, f"{sizes[-1]} ≤ {sizes[0]}"], rows),
+        "",
+    ]
+
+
 def job_section(job: dict[str, Any]) -> list[str]:
     """The markdown of the project's daily job (benchmarks/job.py)."""
 
@@ -411,7 +464,11 @@ def write(
         )
     if cold.get("runs"):
         lines += section(cold, size, meta.get("spark", EMBEDDED))
-    if cold.get("kinds"):
+    if cold.get("kinds_scale"):
+        lines += scale_section(cold["kinds_scale"])
+        for kinds in cold["kinds_scale"]:
+            lines += kinds_section(kinds)
+    elif cold.get("kinds"):
         lines += kinds_section(cold["kinds"])
     if cold.get("job"):
         lines += job_section(cold["job"])

@@ -13,7 +13,13 @@ Each pair gets the same input:
 - `scd_by_time`: scd_type_2_by_time vs a dbt snapshot, strategy timestamp (`updated_at`): the
   whole day's snapshot;
 - `scd_by_column`: scd_type_2_by_column vs a dbt snapshot, strategy check (name, price_cents):
-  the whole day's snapshot.
+  the whole day's snapshot;
+- `tracked`: tracked (group_key `id`) vs dbt-spark's incremental `merge` (unique_key `id`):
+  the whole day's snapshot (dbt's way to keep a table equal to an entity set's current rows).
+
+`run.py --kind-keys N` (repeatable) runs the part once per target size, each from nothing,
+and compares each pair's ratio across the sizes (issue #49 item 4: a daily run's cost must not
+grow with the table).
 
 Day 0 builds every table (the initial load, reported apart); days 1..`size.kind_days` are the
 daily runs the goals compare (medians). Each day runs every pair's systems one after the
@@ -54,6 +60,13 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
         "dbt snapshot, check",
         "snapshot",
         "snap_check",
+    ),
+    "tracked": (
+        "tracked",
+        "kind_tracked",
+        "dbt-spark merge, whole snapshot",
+        "run",
+        "kind_merge_all",
     ),
 }
 SYSTEMS = ("vulcan", "vulcan_package", "dbt")
@@ -104,6 +117,13 @@ MODELS: dict[str, str] = {
     "kind_scd_by_column": (
         "{{ config(materialized='scd_type_2_by_column', unique_key='id',"
         f" columns=['name', 'price_cents'], {_DELTA}) }}}}\n" + _WHOLE
+    ),
+    "kind_tracked": (
+        f"{{{{ config(materialized='tracked', meta={{'group_key': 'id'}}, {_DELTA}) }}}}\n" + _WHOLE
+    ),
+    "kind_merge_all": (
+        "{{ config(materialized='incremental', incremental_strategy='merge', unique_key='id',"
+        f" {_DELTA}) }}}}\n" + _WHOLE
     ),
 }
 SNAPSHOTS: dict[str, str] = {
@@ -184,6 +204,8 @@ def run(
     pairs = {k: v for k, v in PAIRS.items() if not only or k in only}
     workdir = projects.workdir
     write_projects(projects, server_side_parameters("delta", workdir), connection)
+    # from nothing: an earlier size's tables (same server, or same workdir) are dropped
+    spark_task(workdir, "drop_schemas", connection, schemas=[*SCHEMA.values(), STATE_SCHEMA])
     keys = size.kind_keys
     segment_keys = max(1, keys // 100)
     runs: list[ColdRun] = []

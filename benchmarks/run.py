@@ -155,6 +155,7 @@ def run_cold(args: argparse.Namespace, size: Size, argv: list[str] | None = None
                 parts,
                 tuple(args.kind or ()),
                 args.state_format,
+                tuple(args.kind_keys or ()),
             )
     except Exception as exc:  # reported, and the exit code says it
         print(f"cold suite failed: {exc}", file=sys.stderr, flush=True)
@@ -228,9 +229,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--kind",
-        choices=("unique_key", "partition", "unmanaged", "scd_by_time", "scd_by_column"),
+        choices=("unique_key", "partition", "unmanaged", "scd_by_time", "scd_by_column", "tracked"),
         action="append",
         help="cold suite, kinds part: only this kind's pair (default every one)",
+    )
+    parser.add_argument(
+        "--kind-keys",
+        type=int,
+        action="append",
+        help="cold suite, kinds part: the target's rows (default 1,000,000; quick 2,000);"
+        " repeated: the part once per size, and each pair's ratio compared across them",
     )
     parser.add_argument(
         "--state-format",
