@@ -159,7 +159,8 @@ thrift: setup
 # expected seeds; a second build runs every model incrementally), then what the example does
 # not show, on the adapter's default format (Delta): lookback, a failed batch and its rerun, one
 # REPLACE WHERE per run, when_matched / merge_filter, partition replacement, Delta constraints
-# of a contract, `vulcan_render` and a signal naming a source() and a ref() (three-part names).
+# of a contract, `vulcan_render`, a signal naming a source() and a ref() (three-part names), and
+# a liquid-clustered table created, altered on a change and kept through a rebuild.
 # A test over HTTP costs about three times its embedded run (measured 2026-11-29, alone: the
 # example project 4.2 minutes, these tests about 8); what runs in package mode on stock
 # type: spark or in adapter mode on Delta with the same Jinja stays there: the waits across
@@ -176,7 +177,8 @@ DATABRICKS_TESTS := \
 	$(KINDS)/test_partition.py::TestPartition::test_replaces_present_keys_keeps_absent_inserts_new \
 	$(KINDS)/test_upstream.py::TestSignalOnALateSource \
 	tests/functional/test_contracts.py::TestContractConstraints \
-	tests/functional/test_operations.py::TestOperations::test_render_prints_each_batch_sql
+	tests/functional/test_operations.py::TestOperations::test_render_prints_each_batch_sql \
+	$(KINDS)/test_clustering.py::TestClusteredTimeRange
 DATABRICKS_PY := .venv-databricks/bin/python
 # the example project's builds on type: databricks (CI: one; its second, incremental build in
 # package mode runs embedded, integration-package)

@@ -57,6 +57,11 @@ class ModelConfig:
     time_data_type: str | None = None
     partition_by_time_column: bool = True
     partition_cols: list[str] = field(default_factory=list)
+    # Delta's liquid clustering and Z-ordering, as dbt-databricks configures them
+    liquid_clustered_by: list[str] = field(default_factory=list)
+    auto_liquid_cluster: bool = False
+    zorder: list[str] = field(default_factory=list)
+    skip_optimize: bool = False
     start: str | None = None
     end: str | None = None
     cron: str = "0 0 * * *"
@@ -325,6 +330,19 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
         config.get("on_additive_change"), "on_additive_change", CHANGE_ACTIONS, "allow", errors
     )
     extra_partitions, partition_given = _partitions(config, errors)
+    if kind == PARTITION and not extra_partitions and not partition_given:
+        errors.add(
+            "partitioned_by: required for incremental_by_partition: the column(s) whose values "
+            "make a partition, e.g. partitioned_by: ['warehouse_id'] (dbt's partition_by works too)"
+        )
+    cfg.liquid_clustered_by = _as_list(
+        config.get("liquid_clustered_by"), "liquid_clustered_by", errors
+    )
+    cfg.auto_liquid_cluster = _as_bool(
+        config.get("auto_liquid_cluster"), "auto_liquid_cluster", errors, False
+    )
+    cfg.zorder = _as_list(config.get("zorder"), "zorder", errors)
+    cfg.skip_optimize = _as_bool(config.get("skip_optimize"), "skip_optimize", errors, False)
 
     if kind in (TIME_RANGE, UNIQUE_KEY, SCD2_BY_TIME, SCD2_BY_COLUMN):
         _scheduling(cfg, config, errors)
@@ -334,15 +352,6 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
         _time_column_and_type(cfg, config, errors)
     if kind == TIME_RANGE:
         _time_range(cfg, config, errors)
-        leading = [cfg.time_column] if cfg.time_column and cfg.partition_by_time_column else []
-        cfg.partition_cols = leading + [c for c in extra_partitions if c != cfg.time_column]
-    else:
-        cfg.partition_cols = extra_partitions
-    if kind == PARTITION and not cfg.partition_cols and not partition_given:
-        errors.add(
-            "partitioned_by: required for incremental_by_partition: the column(s) whose values "
-            "make a partition, e.g. partitioned_by: ['warehouse_id'] (dbt's partition_by works too)"
-        )
 
     if kind in (UNIQUE_KEY, SCD2_BY_TIME, SCD2_BY_COLUMN):
         cfg.unique_key = _as_list(config.get("unique_key"), "unique_key", errors)
@@ -363,10 +372,64 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
         errors.add(f"audits: {audits!r} is not a list of audits")
     cfg.audits = list(audits) if isinstance(audits, list) else []
     cfg.safety_overrides = _as_list(config.get("safety_overrides"), "safety_overrides", errors)
+    _clustering(cfg, config, errors, extra_partitions)
+    if kind == TIME_RANGE:
+        leading = [cfg.time_column] if cfg.time_column and cfg.partition_by_time_column else []
+        cfg.partition_cols = leading + [c for c in extra_partitions if c != cfg.time_column]
+    else:
+        cfg.partition_cols = extra_partitions
 
     if errors.errors:
         raise VulcanConfigError(_message(model, kind, errors.errors))
     return cfg
+
+
+def _clustering(
+    cfg: ModelConfig, config: Mapping[str, Any], errors: _Collector, partitions: list[str]
+) -> None:
+    """Delta's liquid clustering and Z-ordering, checked together: a Delta table is clustered
+    or partitioned, not both; OPTIMIZE does not Z-order a clustered table."""
+    key = (
+        "liquid_clustered_by"
+        if cfg.liquid_clustered_by
+        else ("auto_liquid_cluster" if cfg.auto_liquid_cluster else None)
+    )
+    if cfg.liquid_clustered_by and cfg.auto_liquid_cluster:
+        errors.add(
+            f"auto_liquid_cluster: true with liquid_clustered_by {cfg.liquid_clustered_by!r}: "
+            "set one (liquid_clustered_by names the columns, auto_liquid_cluster lets "
+            "Databricks choose them)"
+        )
+    for name in (key, "zorder"):
+        if name and getattr(cfg, name) and cfg.file_format != "delta":
+            errors.add(
+                f"{name}: a Delta feature, and file_format is {cfg.file_format!r} "
+                f"(set file_format: delta, or remove {name})"
+            )
+    if key and partitions:
+        why = (
+            ", which incremental_by_partition needs (it replaces whole partitions): cluster a "
+            "model of another kind"
+            if cfg.kind == PARTITION
+            else ": remove one of the two"
+        )
+        errors.add(
+            f"{key}: Delta clusters a table or partitions it, not both, and partition_by is "
+            f"{partitions!r}{why}"
+        )
+    if key and cfg.kind == TIME_RANGE:
+        if config.get("partition_by_time_column") is not None and cfg.partition_by_time_column:
+            errors.add(
+                f"partition_by_time_column: true with {key}: Delta clusters a table or "
+                "partitions it, not both (remove partition_by_time_column: a clustered table "
+                "is not partitioned by its time column)"
+            )
+        cfg.partition_by_time_column = False
+    if key and cfg.zorder:
+        errors.add(
+            f"zorder: {cfg.zorder!r} with {key}: Delta's OPTIMIZE does not Z-order a clustered "
+            "table (remove zorder: clustering orders the data)"
+        )
 
 
 def _partitions(config: Mapping[str, Any], errors: _Collector) -> tuple[list[str], bool]:

@@ -8,9 +8,11 @@ import pytest
 
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
 from tests.oracle.config import (
+    PARTITION,
     SCD2_BY_COLUMN,
     SCD2_BY_TIME,
     TIME_RANGE,
+    TRACKED,
     UNIQUE_KEY,
     UNMANAGED,
     node_config,
@@ -120,12 +122,92 @@ def test_every_problem_is_listed_at_once() -> None:
             "updated_at_as_valid_from: not an option of scd_type_2_by_column",
         ),
         (TIME_RANGE, {**GOOD, "audits": "not_null"}, "audits: 'not_null' is not a list"),
+        # Delta's liquid clustering and Z-ordering (dbt-databricks' keys)
+        (
+            TIME_RANGE,
+            {**GOOD, "liquid_clustered_by": "id"},
+            "liquid_clustered_by: a Delta feature, and file_format is 'parquet' (set file_format:"
+            " delta, or remove liquid_clustered_by)",
+        ),
+        (
+            UNIQUE_KEY,
+            {"unique_key": "id", "file_format": "iceberg", "zorder": ["id"]},
+            "zorder: a Delta feature, and file_format is 'iceberg'",
+        ),
+        (
+            UNIQUE_KEY,
+            {"unique_key": "id", "file_format": "delta", "liquid_clustered_by": 3},
+            "liquid_clustered_by: 3 is not a column name or a list of column names",
+        ),
+        (
+            PARTITION,
+            {"partition_by": "region", "file_format": "delta", "liquid_clustered_by": "id"},
+            "liquid_clustered_by: Delta clusters a table or partitions it, not both, and"
+            " partition_by is ['region'], which incremental_by_partition needs",
+        ),
+        (
+            UNIQUE_KEY,
+            {
+                "unique_key": "id",
+                "file_format": "delta",
+                "partition_by": "region",
+                "auto_liquid_cluster": True,
+            },
+            "auto_liquid_cluster: Delta clusters a table or partitions it, not both, and"
+            " partition_by is ['region']: remove one of the two",
+        ),
+        (
+            TIME_RANGE,
+            {
+                **GOOD,
+                "file_format": "delta",
+                "liquid_clustered_by": "id",
+                "partition_by_time_column": True,
+            },
+            "partition_by_time_column: true with liquid_clustered_by",
+        ),
+        (
+            SCD2_BY_TIME,
+            {
+                "unique_key": "id",
+                "file_format": "delta",
+                "liquid_clustered_by": ["id"],
+                "auto_liquid_cluster": "true",
+            },
+            "auto_liquid_cluster: true with liquid_clustered_by ['id']: set one",
+        ),
+        (
+            TRACKED,
+            {
+                "group_key": "id",
+                "file_format": "delta",
+                "liquid_clustered_by": "id",
+                "zorder": "name",
+            },
+            "zorder: ['name'] with liquid_clustered_by: Delta's OPTIMIZE does not Z-order",
+        ),
+        (UNMANAGED, {"skip_optimize": "sometimes"}, "skip_optimize: 'sometimes' is not a boolean"),
     ],
 )
 def test_bad_input_catalogue(kind: str, config: dict[str, Any], fragment: str) -> None:
     text = error(kind, config)
     assert "daily_sales" in text
     assert fragment in text
+
+
+def test_a_clustered_time_range_table_is_not_partitioned_by_its_time_column() -> None:
+    clustered = {**GOOD, "file_format": "delta", "liquid_clustered_by": ["customer_id"]}
+    cfg = validate("m", TIME_RANGE, clustered)
+    assert cfg.liquid_clustered_by == ["customer_id"]
+    assert (cfg.partition_by_time_column, cfg.partition_cols) == (False, [])
+    # not clustered: partitioned by its time column, as before
+    assert validate("m", TIME_RANGE, {**GOOD, "file_format": "delta"}).partition_cols == [
+        "order_date"
+    ]
+    auto = validate("m", TIME_RANGE, {**GOOD, "file_format": "delta", "auto_liquid_cluster": True})
+    assert (auto.auto_liquid_cluster, auto.partition_cols) == (True, [])
+    zorder = validate("m", UNIQUE_KEY, {"unique_key": "id", "file_format": "delta", "zorder": "d"})
+    assert (zorder.zorder, zorder.skip_optimize) == (["d"], False)
 
 
 def test_scd2_defaults() -> None:

@@ -127,6 +127,7 @@
   {{ return([
     'file_format', 'forward_only', 'disable_restatement', 'on_destructive_change',
     'on_additive_change', 'partition_by',
+    'liquid_clustered_by', 'auto_liquid_cluster', 'zorder', 'skip_optimize',
     'start', 'end', 'allow_partials', 'lookback', 'batch_size', 'cron',
     'wait_for_upstream', 'ignore_upstream', 'ready_when', 'ready_intervals',
     'time_column', ['time_data_type', ['incremental_by_time_range', 'tracked']], 'partition_by_time_column',
@@ -165,6 +166,7 @@
       {%- do dbt_vulcan._vulcan_cfg_step(row, kind, config, s, errors, extra) -%}
     {%- endif -%}
   {%- endfor -%}
+  {%- do dbt_vulcan._vulcan_cfg_clustering(kind, config, s, errors, extra) -%}
   {%- if kind == 'incremental_by_time_range' -%}
     {%- set leading = [s.time_column] if s.time_column and s.partition_by_time_column else [] -%}
     {%- do s.update({'partition_cols': leading + extra.partitions | reject('equalto', s.time_column) | list}) -%}
@@ -172,6 +174,33 @@
     {%- do s.update({'partition_cols': extra.partitions}) -%}
   {%- endif -%}
   {{ return({'settings': s, 'errors': errors}) }}
+{% endmacro %}
+
+{#- Delta's liquid clustering and Z-ordering, as dbt-databricks configures them, checked
+    together: a Delta table is clustered or partitioned, not both (a clustered time range table
+    is not partitioned by its time column unless partition_by_time_column says so, which is
+    refused), and Delta's OPTIMIZE refuses ZORDER BY on a clustered table. -#}
+{% macro _vulcan_cfg_clustering(kind, config, s, errors, extra) %}
+  {%- set key = 'liquid_clustered_by' if s.liquid_clustered_by else ('auto_liquid_cluster' if s.auto_liquid_cluster else none) -%}
+  {%- if s.liquid_clustered_by and s.auto_liquid_cluster -%}
+    {%- do errors.append('auto_liquid_cluster: true with liquid_clustered_by ' ~ dbt_vulcan._vulcan_cfg_repr(s.liquid_clustered_by) ~ ': set one (liquid_clustered_by names the columns, auto_liquid_cluster lets Databricks choose them)') -%}
+  {%- endif -%}
+  {%- for name in [key, 'zorder'] if name and s[name] and s.file_format != 'delta' -%}
+    {%- do errors.append(name ~ ': a Delta feature, and file_format is ' ~ dbt_vulcan._vulcan_cfg_repr(s.file_format) ~ ' (set file_format: delta, or remove ' ~ name ~ ')') -%}
+  {%- endfor -%}
+  {%- if key and extra.partitions -%}
+    {%- set why = ', which incremental_by_partition needs (it replaces whole partitions): cluster a model of another kind' if kind == 'incremental_by_partition' else ': remove one of the two' -%}
+    {%- do errors.append(key ~ ': Delta clusters a table or partitions it, not both, and partition_by is ' ~ dbt_vulcan._vulcan_cfg_repr(extra.partitions) ~ why) -%}
+  {%- endif -%}
+  {%- if key and kind == 'incremental_by_time_range' -%}
+    {%- if config.get('partition_by_time_column') is not none and s.partition_by_time_column -%}
+      {%- do errors.append('partition_by_time_column: true with ' ~ key ~ ': Delta clusters a table or partitions it, not both (remove partition_by_time_column: a clustered table is not partitioned by its time column)') -%}
+    {%- endif -%}
+    {%- do s.update({'partition_by_time_column': false}) -%}
+  {%- endif -%}
+  {%- if key and s.zorder -%}
+    {%- do errors.append('zorder: ' ~ dbt_vulcan._vulcan_cfg_repr(s.zorder) ~ ' with ' ~ key ~ ": Delta's OPTIMIZE does not Z-order a clustered table (remove zorder: clustering orders the data)") -%}
+  {%- endif -%}
 {% endmacro %}
 
 {#- One step: check the key's value, record its problems, update the settings `s`. -#}

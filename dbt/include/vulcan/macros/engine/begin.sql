@@ -78,9 +78,14 @@
 {% endmacro %}
 
 {#- The layout a run writes into, recorded with every processed row (run_batches) and compared
-    with the config on the next run: {file_format, partitioned_by} (lowercase). -#}
+    with the config on the next run: {file_format, partitioned_by} (lowercase), and
+    `clustered_by` for a clustered table (engine/clustering.sql). -#}
 {% macro vulcan_layout(cfg) %}
-  {{ return({'file_format': cfg.file_format, 'partitioned_by': (cfg.partition_cols or []) | map('lower') | list}) }}
+  {%- set layout = {'file_format': cfg.file_format, 'partitioned_by': (cfg.partition_cols or []) | map('lower') | list} -%}
+  {%- if cfg.get('liquid_clustered_by') or cfg.get('auto_liquid_cluster') -%}
+    {%- do layout.update({'clustered_by': dbt_vulcan.vulcan_clustering(cfg)}) -%}
+  {%- endif -%}
+  {{ return(layout) }}
 {% endmacro %}
 
 {#- An existing table is only ever written in the layout this kind created it with, so no write
@@ -93,7 +98,8 @@
       e.g. a first run killed after creating it, or an SCD type 2 table lacks its valid_to
       column);
     - a table whose recorded layout (file format, partition columns) differs from what the
-      config now asks stops before anything is written: --full-refresh rebuilds it.
+      config now asks stops before anything is written: --full-refresh rebuilds it; a
+      different clustering is altered in place.
     Returns the run's plan (planned again as a rebuild when the table is adopted). -#}
 {% macro vulcan_adopt_existing(cfg, begin, plan, run=none) %}
   {%- set existing = begin.existing_relation -%}
@@ -104,6 +110,10 @@
     {%- if recorded is mapping and recorded and (recorded.get('file_format') != wanted.file_format or recorded.get('partitioned_by') != wanted.partitioned_by) -%}
       {%- set shown = recorded.get('file_format') ~ ', partitioned by (' ~ (recorded.get('partitioned_by') or []) | join(', ') ~ ')' -%}
       {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ "): the existing table " ~ begin.target_relation ~ " is " ~ shown ~ ", but its config now asks for " ~ wanted.file_format ~ ", partitioned by (" ~ wanted.partitioned_by | join(', ') ~ "): writing into it in the new layout could replace or keep the wrong rows. Nothing was written. Rebuild it with --full-refresh (recomputes the whole table), or restore file_format / partitioned_by.") }}
+    {%- endif -%}
+    {#- a clustering change: one ALTER TABLE, no rebuild (engine/clustering.sql) -#}
+    {%- if recorded is mapping and recorded and recorded.get('clustered_by', []) != wanted.get('clustered_by', []) -%}
+      {% do dbt_vulcan.vulcan_alter_clustering(begin.target_relation, cfg, recorded.get('clustered_by', [])) %}
     {%- endif -%}
     {{ return(plan) }}
   {%- endif -%}

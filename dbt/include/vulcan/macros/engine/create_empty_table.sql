@@ -28,6 +28,7 @@
     {%- if cfg.partition_cols %}
     partitioned by ({% for c in cfg.partition_cols %}{{ dbt_vulcan.vulcan_quote_identifier(c) }}{{ ', ' if not loop.last }}{% endfor %})
     {%- endif %}
+    {{ dbt_vulcan.vulcan_cluster_by_clause(cfg) }}
     {{ clustered_cols(label="clustered by") }}
     {{ dbt_vulcan.vulcan_location_clause() }}
     {{ comment_clause() }}

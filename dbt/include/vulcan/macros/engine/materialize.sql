@@ -29,7 +29,8 @@
     The order is the same for every kind: begin (state read, config validated, an interrupted
     swap replayed) -> validate -> pre-hooks -> plan -> contract -> the query's columns checked
     -> an existing table adopted or refused -> safety -> the target (re)created -> schema change
-    -> projection -> batches (each written, then recorded) -> post-hooks. Everything that can be
+    -> projection -> batches (each written, then recorded) -> OPTIMIZE (a clustered or
+    Z-ordered Delta table) -> post-hooks. Everything that can be
     refused is refused before the target is touched. -#}
 {% macro vulcan_materialize(kind, steps) %}
   {%- set begin = dbt_vulcan.vulcan_begin(kind) -%}
@@ -73,7 +74,11 @@
   {%- if held -%}{{ log(held, info=True) }}{%- endif -%}
   {%- set extra = {'created': created} -%}
   {%- do extra.update(checked.get('extra') or {}) -%}
-  {% do dbt_vulcan.vulcan_run_batches(kind, steps.strategy, target_relation, plan, cfg, checked.get('time_type'), projection, steps.action, extra) %}
+  {%- set written = dbt_vulcan.vulcan_run_batches(kind, steps.strategy, target_relation, plan, cfg, checked.get('time_type'), projection, steps.action, extra) -%}
+  {#- a clustered or Z-ordered Delta table, after a run that wrote (engine/clustering.sql) -#}
+  {%- if cfg.get('liquid_clustered_by') or cfg.get('auto_liquid_cluster') or cfg.get('zorder') -%}
+    {% do dbt_vulcan.vulcan_optimize(target_relation, cfg, written | length > 0) %}
+  {%- endif -%}
 
   {{ run_hooks(post_hooks) }}
   {% do persist_docs(target_relation, model) %}
