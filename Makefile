@@ -173,7 +173,6 @@ DATABRICKS_TESTS := \
 	$(KINDS)/test_time_range.py::TestTimeRange::test_failure_in_batch_keeps_earlier_batches_and_rerun_finishes \
 	$(KINDS)/test_unique_key.py::TestUpsert::test_multiple_when_matched_clauses \
 	$(KINDS)/test_unique_key.py::TestUpsert::test_merge_filter_and_its_caveat \
-	$(KINDS)/test_unique_key.py::TestUpsert::test_rows_that_did_not_change_are_not_written \
 	$(KINDS)/test_partition.py::TestPartition::test_replaces_present_keys_keeps_absent_inserts_new \
 	$(KINDS)/test_upstream.py::TestSignalOnALateSource \
 	tests/functional/test_contracts.py::TestContractConstraints \
@@ -246,8 +245,10 @@ integration-package: setup
 #   with a statement a kept test writes with (CI_FORMAT_LEAN); Delta the SQLMesh oracles
 #   (parquet), SCD type 2 by time (the example project on type: databricks builds it on Delta),
 #   its edge cases and historical source, the converted table, dbt's unique-key, snapshot and
-#   merge_exclude_columns suites (dbt-spark's own incremental macros, which the adapter does not
-#   change; `make functional-delta` runs them), the tracked kind's random histories (Iceberg);
+#   merge_exclude_columns and incremental predicates suites (dbt-spark's own incremental macros,
+#   which the adapter does not change; `make functional-delta` runs them), the tracked kind's
+#   random histories (Iceberg), the tables' properties and comments on every kind (Iceberg,
+#   which has column comments too; adapter mode on parquet leaves it to Iceberg as well);
 #   Iceberg the same SCD type 2 edge cases and by time, the converted table, lookback (a
 #   rerun's write: the explicit range) and NULL keys (the MERGE of the composite key);
 # - the Thrift server runs the kinds' writes once each (SCD type 2 by column on Delta: the Delta
@@ -260,7 +261,7 @@ integration-package: setup
 CI_PARQUET_DESELECT = --deselect tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill \
 	--ignore=$(KINDS)/test_time_range.py --ignore=$(KINDS)/test_unique_key.py \
 	--ignore=$(KINDS)/test_partition.py --ignore=$(KINDS)/test_unmanaged.py \
-	--ignore=$(KINDS)/test_scd2.py --ignore=$(KINDS)/test_tracked.py \
+	--ignore=$(KINDS)/test_scd2.py --ignore=$(KINDS)/test_tracked.py --ignore=$(KINDS)/test_table_configs.py \
 	--deselect $(KINDS)/test_existing_tables.py::TestReorderedSelect --ignore=$(OFF_PATH_TESTS) \
 	--ignore=tests/functional/test_plan_equals_run.py --deselect $(THREADS_TEST) \
 	$(foreach c,scd2_time-1 scd2_time-2 scd2_column-1 scd2_column-2,--deselect "$(KINDS)/test_sqlmesh_oracle.py::TestScd2MatchesSqlmesh::test_every_step[$(c)]") \
@@ -292,7 +293,9 @@ CI_DELTA_DESELECT = $(CI_FORMAT_LEAN) --deselect $(KINDS)/test_sqlmesh_oracle.py
 	--deselect tests/functional/adapter/test_delta_suites.py::TestIncrementalUniqueKeyVulcan \
 	--deselect tests/functional/adapter/test_delta_suites.py::TestSnapshotTimestampVulcan \
 	--deselect tests/functional/adapter/test_delta_suites.py::TestMergeExcludeColumnsVulcan \
-	--deselect $(KINDS)/test_tracked.py::TestTrackedHistories
+	--deselect $(KINDS)/test_tracked.py::TestTrackedHistories \
+	--deselect tests/functional/adapter/test_delta_suites.py::TestIncrementalPredicatesVulcan \
+	--deselect $(KINDS)/test_table_configs.py
 CI_ICEBERG_DESELECT = $(CI_FORMAT_LEAN) --deselect $(KINDS)/test_scd2.py::TestHistoricalSource --deselect $(KINDS)/test_scd2.py::TestEdgeCases \
 	--deselect $(KINDS)/test_existing_tables.py::TestConvertedFromTable --deselect $(KINDS)/test_scd2.py::TestMenuByTime \
 	--deselect $(KINDS)/test_time_range.py::TestTimeRange::test_lookback_picks_up_late_rows \
