@@ -150,6 +150,27 @@ def test_kinds_goals_compare_daily_medians_with_the_dbt_counterpart() -> None:
     assert initial and "| 99.00 s | 4.50 s | 4.0, 4.5, 9.0 |" in initial[0]
 
 
+def test_kinds_at_several_sizes_compare_each_pair_s_ratio() -> None:
+    """--kind-keys: the ratio at the largest size must not exceed the ratio at the smallest."""
+    from benchmarks.cold_report import scale_section
+
+    def scale(keys: int, vulcan: float) -> dict[str, object]:
+        runs = [_kind_run("unique_key", "dbt", d, 2.0) for d in range(4)]
+        runs += [_kind_run("unique_key", "vulcan", d, vulcan) for d in range(4)]
+        runs += [_kind_run("unique_key", "vulcan_package", d, 2.0) for d in range(4)]
+        runs += [_kind_run("tracked", s, d, 1.0) for s in ("dbt", "vulcan") for d in range(4)]
+        runs += [_kind_run("tracked", "vulcan_package", d, 3.0) for d in range(4)]
+        return {"runs": runs, "checks": [], "keys": keys, "days": 3}
+
+    lines = scale_section([scale(10_000_000, 5.0), scale(1_000_000, 3.0)])  # any order
+    head = "| a daily run's model time, over the counterpart's | 1,000,000 rows | 10,000,000 rows |"
+    assert any(line.startswith(head) for line in lines), lines
+    assert "| unique key / dbt-spark merge | 1.50x | 2.50x | **no** |" in lines
+    assert "| unique key (package) / dbt-spark merge | 1.00x | 1.00x | yes |" in lines
+    assert "| tracked (package) / dbt-spark merge, whole snapshot | 3.00x | 3.00x | yes |" in lines
+    assert not [line for line in lines if line.startswith("| partition")]  # not run
+
+
 def test_kinds_checks_read_each_systems_table_and_its_valid_to() -> None:
     from benchmarks.kinds import checks_sql
 
