@@ -68,11 +68,13 @@ functional-parquet: setup
 # strategy; `$(PYTEST) tests/functional/adapter --profile delta` runs check-columns and the
 # basic suites too), every kind (REPLACE WHERE, MERGE, a reordered SELECT: `make databricks`;
 # partitions, SCD type 2), converted and reordered tables, the SQLMesh oracles and contracts
-# with Delta constraints (the format-independent suites run on parquet).
+# with Delta constraints, liquid clustering and OPTIMIZE (the format-independent suites run on
+# parquet).
 DELTA_TESTS = tests/functional/adapter/test_delta_suites.py $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py \
 	$(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py $(KINDS)/test_scd2.py $(KINDS)/test_tracked.py \
 	$(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py tests/functional/test_contracts.py \
-	tests/functional/test_state_fold.py::TestStateTableFromBeforeThePartitioning $(OFF_PATH_TESTS)
+	tests/functional/test_state_fold.py::TestStateTableFromBeforeThePartitioning $(OFF_PATH_TESTS) \
+	$(KINDS)/test_clustering.py
 # DELTA_DESELECT / ICEBERG_DESELECT: what CI's lanes leave out there (test-lane-1, test-lane-2)
 DELTA_DESELECT ?=
 ICEBERG_DESELECT ?=
@@ -117,7 +119,7 @@ ICEBERG_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py $(KINDS)
 	$(KINDS)/test_scd2.py $(KINDS)/test_tracked.py::TestTrackedHistories $(KINDS)/test_existing_tables.py \
 	tests/functional/test_contracts.py tests/functional/test_state_log.py tests/functional/test_state_fold.py \
 	tests/functional/test_connection.py \
-	tests/functional/test_audits.py::TestAuditsTimeRange $(OFF_PATH_TESTS)
+	tests/functional/test_audits.py::TestAuditsTimeRange $(OFF_PATH_TESTS) $(KINDS)/test_table_configs.py
 functional-iceberg: setup
 	$(PYTEST) $(ICEBERG_TESTS) -q --durations=$(DURATIONS) --profile iceberg $(FORMAT_FREE) $(ICEBERG_DESELECT)
 
@@ -247,8 +249,8 @@ integration-package: setup
 #   its edge cases and historical source, the converted table, dbt's unique-key, snapshot and
 #   merge_exclude_columns and incremental predicates suites (dbt-spark's own incremental macros,
 #   which the adapter does not change; `make functional-delta` runs them), the tracked kind's
-#   random histories (Iceberg), the tables' properties and comments on every kind (Iceberg,
-#   which has column comments too; adapter mode on parquet leaves it to Iceberg as well);
+#   random histories (Iceberg), the tables' properties and comments on every kind (in the
+#   Iceberg lane, which has column comments too; adapter mode on parquet leaves it there too);
 #   Iceberg the same SCD type 2 edge cases and by time, the converted table, lookback (a
 #   rerun's write: the explicit range) and NULL keys (the MERGE of the composite key);
 # - the Thrift server runs the kinds' writes once each (SCD type 2 by column on Delta: the Delta
@@ -294,8 +296,7 @@ CI_DELTA_DESELECT = $(CI_FORMAT_LEAN) --deselect $(KINDS)/test_sqlmesh_oracle.py
 	--deselect tests/functional/adapter/test_delta_suites.py::TestSnapshotTimestampVulcan \
 	--deselect tests/functional/adapter/test_delta_suites.py::TestMergeExcludeColumnsVulcan \
 	--deselect $(KINDS)/test_tracked.py::TestTrackedHistories \
-	--deselect tests/functional/adapter/test_delta_suites.py::TestIncrementalPredicatesVulcan \
-	--deselect $(KINDS)/test_table_configs.py
+	--deselect tests/functional/adapter/test_delta_suites.py::TestIncrementalPredicatesVulcan
 CI_ICEBERG_DESELECT = $(CI_FORMAT_LEAN) --deselect $(KINDS)/test_scd2.py::TestHistoricalSource --deselect $(KINDS)/test_scd2.py::TestEdgeCases \
 	--deselect $(KINDS)/test_existing_tables.py::TestConvertedFromTable --deselect $(KINDS)/test_scd2.py::TestMenuByTime \
 	--deselect $(KINDS)/test_time_range.py::TestTimeRange::test_lookback_picks_up_late_rows \
