@@ -68,18 +68,10 @@ def test_the_layout_records_the_clustering_only_when_there_is_one(h: Harness) ->
     assert h.call("vulcan_layout", cfg(auto_liquid_cluster=True))["clustered_by"] == "auto"
 
 
-def adopt(h: Harness, recorded: dict[str, Any], settings: dict[str, Any]) -> list[str]:
-    h.statements.clear()
-    begin = {"existing_relation": relation(), "target_relation": relation()}
-    plan = {"rebuild": False, "has_state": True, "layout": recorded}
-    assert h.call("vulcan_adopt_existing", settings, begin, plan) is plan
-    return list(h.statements)
-
-
 @pytest.mark.parametrize(
     ("recorded", "changes", "statement"),
     [
-        (None, {"liquid_clustered_by": ["b"]}, "alter table s.t cluster by (`b`)"),
+        ([], {"liquid_clustered_by": ["b"]}, "alter table s.t cluster by (`b`)"),
         (["a"], {"liquid_clustered_by": ["a", "b"]}, "alter table s.t cluster by (`a`, `b`)"),
         (["a"], {}, "alter table s.t cluster by none"),
         (["a"], {"auto_liquid_cluster": True}, "alter table s.t cluster by auto"),
@@ -89,18 +81,8 @@ def adopt(h: Harness, recorded: dict[str, Any], settings: dict[str, Any]) -> lis
 def test_a_changed_clustering_is_altered_not_rebuilt(
     h: Harness, recorded: Any, changes: dict[str, Any], statement: str
 ) -> None:
-    layout: dict[str, Any] = {"file_format": "delta", "partitioned_by": []}
-    if recorded is not None:
-        layout["clustered_by"] = recorded
-    assert adopt(h, layout, cfg(**changes)) == [statement]
-
-
-def test_the_same_clustering_issues_nothing(h: Harness) -> None:
-    settings = cfg(liquid_clustered_by=["A"])
-    layout = {"file_format": "delta", "partitioned_by": [], "clustered_by": ["a"]}
-    assert adopt(h, layout, settings) == []
-    # a log from before clustering was recorded, and a model that is not clustered
-    assert adopt(h, {"file_format": "delta", "partitioned_by": []}, cfg()) == []
+    h.call("vulcan_alter_clustering", relation(), cfg(**changes), recorded)
+    assert h.statements == [statement]
 
 
 @pytest.mark.parametrize(

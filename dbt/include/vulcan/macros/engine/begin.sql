@@ -98,8 +98,9 @@
       e.g. a first run killed after creating it, or an SCD type 2 table lacks its valid_to
       column);
     - a table whose recorded layout (file format, partition columns) differs from what the
-      config now asks stops before anything is written: --full-refresh rebuilds it; a
-      different clustering is altered in place.
+      config now asks stops before anything is written: --full-refresh rebuilds it (a
+      different clustering is altered in place when the target is prepared:
+      engine/materialize.sql).
     Returns the run's plan (planned again as a rebuild when the table is adopted). -#}
 {% macro vulcan_adopt_existing(cfg, begin, plan, run=none) %}
   {%- set existing = begin.existing_relation -%}
@@ -110,10 +111,6 @@
     {%- if recorded is mapping and recorded and (recorded.get('file_format') != wanted.file_format or recorded.get('partitioned_by') != wanted.partitioned_by) -%}
       {%- set shown = recorded.get('file_format') ~ ', partitioned by (' ~ (recorded.get('partitioned_by') or []) | join(', ') ~ ')' -%}
       {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ "): the existing table " ~ begin.target_relation ~ " is " ~ shown ~ ", but its config now asks for " ~ wanted.file_format ~ ", partitioned by (" ~ wanted.partitioned_by | join(', ') ~ "): writing into it in the new layout could replace or keep the wrong rows. Nothing was written. Rebuild it with --full-refresh (recomputes the whole table), or restore file_format / partitioned_by.") }}
-    {%- endif -%}
-    {#- a clustering change: one ALTER TABLE, no rebuild (engine/clustering.sql) -#}
-    {%- if recorded is mapping and recorded and recorded.get('clustered_by', []) != wanted.get('clustered_by', []) -%}
-      {% do dbt_vulcan.vulcan_alter_clustering(begin.target_relation, cfg, recorded.get('clustered_by', [])) %}
     {%- endif -%}
     {{ return(plan) }}
   {%- endif -%}

@@ -28,7 +28,8 @@
 
     The order is the same for every kind: begin (state read, config validated, an interrupted
     swap replayed) -> validate -> pre-hooks -> plan -> contract -> the query's columns checked
-    -> an existing table adopted or refused -> safety -> the target (re)created -> schema change
+    -> an existing table adopted or refused -> safety -> the target (re)created, or its
+    clustering altered -> schema change
     -> projection -> batches (each written, then recorded) -> OPTIMIZE (a clustered or
     Z-ordered Delta table) -> post-hooks. Everything that can be
     refused is refused before the target is touched. -#}
@@ -58,6 +59,11 @@
   {%- endif -%}
 
   {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, begin.existing_relation, plan.rebuild, plan, cfg, checked.get('create_sql') or schema_sql) -%}
+  {#- an existing table whose recorded clustering is not the config's: one ALTER TABLE, no
+      rebuild, once everything has been checked (engine/clustering.sql) -#}
+  {%- if not created and plan.has_state and (plan.layout or {}).get('clustered_by', []) != dbt_vulcan.vulcan_layout(cfg).get('clustered_by', []) -%}
+    {% do dbt_vulcan.vulcan_alter_clustering(target_relation, cfg, (plan.layout or {}).get('clustered_by', [])) %}
+  {%- endif -%}
   {%- set projection = none -%}
   {%- if created and checked.get('query_columns') is not none and not checked.get('create_sql') -%}
     {#- the new table has the query's columns: their digest rides on the run's state rows, so
