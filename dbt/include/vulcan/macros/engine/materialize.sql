@@ -61,8 +61,9 @@
   {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, begin.existing_relation, plan.rebuild, plan, cfg, checked.get('create_sql') or schema_sql) -%}
   {#- an existing table whose recorded clustering is not the config's: one ALTER TABLE, no
       rebuild, once everything has been checked (engine/clustering.sql) -#}
-  {%- if not created and plan.has_state and (plan.layout or {}).get('clustered_by', []) != dbt_vulcan.vulcan_layout(cfg).get('clustered_by', []) -%}
-    {% do dbt_vulcan.vulcan_alter_clustering(target_relation, cfg, (plan.layout or {}).get('clustered_by', [])) %}
+  {%- set had = plan.layout.get('clustered_by', []) if plan.get('layout') is mapping else [] -%}
+  {%- if not created and plan.has_state and had != dbt_vulcan.vulcan_layout(cfg).get('clustered_by', []) -%}
+    {% do dbt_vulcan.vulcan_alter_clustering(target_relation, cfg, had) %}
   {%- endif -%}
   {%- set projection = none -%}
   {%- if created and checked.get('query_columns') is not none and not checked.get('create_sql') -%}
