@@ -20,7 +20,7 @@
   {%- if clustering == 'auto' -%}
     {{ return('cluster by auto') }}
   {%- elif clustering -%}
-    {{ return('cluster by (' ~ dbt_vulcan._vulcan_quoted_list(cfg.liquid_clustered_by) ~ ')') }}
+    {{ return('cluster by (' ~ dbt_vulcan.vulcan_quote_identifiers(cfg.liquid_clustered_by) | join(', ') ~ ')') }}
   {%- endif -%}
   {{ return('') }}
 {% endmacro %}
@@ -61,15 +61,9 @@
   {%- if dbt_vulcan.vulcan_clustering(cfg) -%}
     {{ return('optimize ' ~ relation) }}
   {%- elif cfg.get('zorder') -%}
-    {{ return('optimize ' ~ relation ~ ' zorder by (' ~ dbt_vulcan._vulcan_quoted_list(cfg.zorder) ~ ')') }}
+    {{ return('optimize ' ~ relation ~ ' zorder by (' ~ dbt_vulcan.vulcan_quote_identifiers(cfg.zorder) | join(', ') ~ ')') }}
   {%- endif -%}
   {{ return(none) }}
-{% endmacro %}
-
-{% macro _vulcan_quoted_list(columns) %}
-  {%- set quoted = [] -%}
-  {%- for column in columns -%}{%- do quoted.append(dbt_vulcan.vulcan_quote_identifier(column)) -%}{%- endfor -%}
-  {{ return(quoted | join(', ')) }}
 {% endmacro %}
 
 {% macro _vulcan_clustering_shown(clustering) %}

@@ -11,3 +11,10 @@
 {% macro vulcan_quote_identifier(name) %}
   {{ return('`' ~ (name | string).replace('`', '``') ~ '`') }}
 {% endmacro %}
+
+{#- Column names in backquotes (vulcan_quote_identifier), as a list. -#}
+{% macro vulcan_quote_identifiers(names) %}
+  {%- set out = [] -%}
+  {%- for name in names -%}{%- do out.append(dbt_vulcan.vulcan_quote_identifier(name)) -%}{%- endfor -%}
+  {{ return(out) }}
+{% endmacro %}

@@ -199,12 +199,6 @@
   {{ return(out | join(', ')) }}
 {% endmacro %}
 
-{% macro _vulcan_scd2_quoted(names) %}
-  {%- set out = [] -%}
-  {%- for name in names -%}{%- do out.append(dbt_vulcan.vulcan_quote_identifier(name)) -%}{%- endfor -%}
-  {{ return(out) }}
-{% endmacro %}
-
 {#- A predicate that fails the statement on a duplicate key (lazy raise_error). -#}
 {% macro _vulcan_scd2_duplicate_check(spec) %}
   {%- set s = dbt_vulcan.vulcan_sql_string -%}
@@ -233,7 +227,7 @@
 {% macro _vulcan_scd2_decided(spec, target, source_sql, detected_at, history, empty) %}
   {%- set q = dbt_vulcan.vulcan_quote_identifier -%}
   {%- set sql_type = dbt_vulcan._vulcan_scd2_sql_type(spec) -%}
-  {%- set cols = dbt_vulcan._vulcan_scd2_quoted(spec.columns) | join(', ') -%}
+  {%- set cols = dbt_vulcan.vulcan_quote_identifiers(spec.columns) | join(', ') -%}
   {%- set vf, vt = q(spec.valid_from), q(spec.valid_to) -%}
   {%- set null = 'CAST(NULL AS ' ~ sql_type ~ ')' -%}
   {%- set detected = dbt_vulcan._vulcan_scd2_literal(spec, detected_at) -%}
@@ -361,7 +355,7 @@ vulcan_decided AS (
 {% macro _vulcan_scd2_create(spec, schema_sql) %}
   {%- set null = 'CAST(NULL AS ' ~ dbt_vulcan._vulcan_scd2_sql_type(spec) ~ ')' -%}
   {%- set q = dbt_vulcan.vulcan_quote_identifier -%}
-  {{ return('SELECT ' ~ dbt_vulcan._vulcan_scd2_quoted(spec.columns) | join(', ') ~ ', ' ~ null ~ ' AS ' ~ q(spec.valid_from) ~ ', ' ~ null ~ ' AS ' ~ q(spec.valid_to) ~ '\nFROM (\n' ~ schema_sql ~ '\n) AS vulcan_schema') }}
+  {{ return('SELECT ' ~ dbt_vulcan.vulcan_quote_identifiers(spec.columns) | join(', ') ~ ', ' ~ null ~ ' AS ' ~ q(spec.valid_from) ~ ', ' ~ null ~ ' AS ' ~ q(spec.valid_to) ~ '\nFROM (\n' ~ schema_sql ~ '\n) AS vulcan_schema') }}
 {% endmacro %}
 
 {#- The rows a MERGE applies: one 'close' row per current row to close (its key and
@@ -386,7 +380,7 @@ vulcan_decided AS (
     {%- set target_key = 'vulcan_target.' ~ q(plain) if plain is not none else expr -%}
     {%- do on.append(target_key ~ ' <=> vulcan_changes._vulcan_k' ~ loop.index0) -%}
   {%- endfor -%}
-  {%- set insert_cols = dbt_vulcan._vulcan_scd2_quoted(spec.columns + [spec.valid_from, spec.valid_to]) -%}
+  {%- set insert_cols = dbt_vulcan.vulcan_quote_identifiers(spec.columns + [spec.valid_from, spec.valid_to]) -%}
   {%- set insert_values = [] -%}
   {%- for c in spec.columns -%}{%- do insert_values.append('vulcan_changes._vulcan_c' ~ loop.index0) -%}{%- endfor -%}
   {%- do insert_values.extend(['vulcan_changes._vulcan_valid_from', 'CAST(NULL AS ' ~ dbt_vulcan._vulcan_scd2_sql_type(spec) ~ ')']) -%}
@@ -400,5 +394,5 @@ vulcan_decided AS (
   {%- set q = dbt_vulcan.vulcan_quote_identifier -%}
   {%- set vf, vt = q(spec.valid_from), q(spec.valid_to) -%}
   {%- set decided = dbt_vulcan._vulcan_scd2_decided(spec, target, source_sql, detected_at, true, empty) -%}
-  {{ return(decided ~ '\nSELECT ' ~ dbt_vulcan._vulcan_scd2_quoted(spec.columns) | join(', ') ~ ',\n  IF(_vulcan_is_source, _vulcan_valid_from, ' ~ vf ~ ') AS ' ~ vf ~ ',\n  CASE WHEN _vulcan_is_source THEN CAST(NULL AS ' ~ dbt_vulcan._vulcan_scd2_sql_type(spec) ~ ')\n    WHEN _vulcan_close THEN _vulcan_close_at ELSE ' ~ vt ~ ' END AS ' ~ vt ~ '\nFROM vulcan_decided\nWHERE NOT _vulcan_is_source OR _vulcan_insert') }}
+  {{ return(decided ~ '\nSELECT ' ~ dbt_vulcan.vulcan_quote_identifiers(spec.columns) | join(', ') ~ ',\n  IF(_vulcan_is_source, _vulcan_valid_from, ' ~ vf ~ ') AS ' ~ vf ~ ',\n  CASE WHEN _vulcan_is_source THEN CAST(NULL AS ' ~ dbt_vulcan._vulcan_scd2_sql_type(spec) ~ ')\n    WHEN _vulcan_close THEN _vulcan_close_at ELSE ' ~ vt ~ ' END AS ' ~ vt ~ '\nFROM vulcan_decided\nWHERE NOT _vulcan_is_source OR _vulcan_insert') }}
 {% endmacro %}
