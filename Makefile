@@ -181,7 +181,7 @@ DATABRICKS_TESTS := \
 	$(KINDS)/test_upstream.py::TestSignalOnALateSource \
 	tests/functional/test_contracts.py::TestContractConstraints \
 	tests/functional/test_operations.py::TestOperations::test_render_prints_each_batch_sql \
-	$(KINDS)/test_clustering.py::TestClusteredTimeRange
+	$(KINDS)/test_clustering.py::TestClusteredTimeRange $(KINDS)/test_table_configs.py::TestTagsNeedUnityCatalog
 DATABRICKS_PY := .venv-databricks/bin/python
 # the example project's builds on type: databricks (CI: one; its second, incremental build in
 # package mode runs embedded, integration-package)

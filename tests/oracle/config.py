@@ -62,6 +62,7 @@ class ModelConfig:
     auto_liquid_cluster: bool = False
     zorder: list[str] = field(default_factory=list)
     skip_optimize: bool = False
+    databricks_tags: dict[str, str] = field(default_factory=dict)
     start: str | None = None
     end: str | None = None
     cron: str = "0 0 * * *"
@@ -343,6 +344,7 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
     )
     cfg.zorder = _as_list(config.get("zorder"), "zorder", errors)
     cfg.skip_optimize = _as_bool(config.get("skip_optimize"), "skip_optimize", errors, False)
+    cfg.databricks_tags = tags_value(config.get("databricks_tags"), "databricks_tags", errors)
 
     if kind in (TIME_RANGE, UNIQUE_KEY, SCD2_BY_TIME, SCD2_BY_COLUMN):
         _scheduling(cfg, config, errors)
@@ -382,6 +384,28 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
     if errors.errors:
         raise VulcanConfigError(_message(model, kind, errors.errors))
     return cfg
+
+
+def tags_value(value: Any, name: str, errors: _Collector) -> dict[str, str]:
+    """Unity Catalog tags (a model's or a column's `databricks_tags`): a mapping of tag names to
+    values, as dbt-databricks reads them; names and values as text, an empty value ''."""
+    if value is None:
+        return {}
+    bad = f"{name}: {value!r} is not a mapping of tag names to values (e.g. {{'team': 'finance'}})"
+    if not isinstance(value, Mapping):
+        errors.add(bad)
+        return {}
+    tags: dict[str, str] = {}
+    for tag, text in value.items():
+        if (
+            not isinstance(tag, str)
+            or not tag.strip()
+            or isinstance(text, (Mapping, list, tuple, set))
+        ):
+            errors.add(bad)
+            return {}
+        tags[tag] = "" if text is None else str(text)
+    return tags
 
 
 def _clustering(

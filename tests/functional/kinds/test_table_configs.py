@@ -99,3 +99,44 @@ class TestTableConfigsOnEveryKind:
                 assert table == f"The {name} table's own words", (name, flags, table)
                 if table_format != "parquet":
                     assert column == "who ordered", (name, flags, column)
+
+
+class TestTagsNeedUnityCatalog:
+    """Unity Catalog tags (a column's `databricks_tags` in a properties file, as dbt-databricks
+    reads them) where no Unity Catalog is: type: spark and type: vulcan have none, and on
+    type: databricks the test server's catalog is the Hive metastore, where dbt-databricks'
+    own materializations refuse tags too. The run is refused before anything is created or
+    recorded, naming the model, the key, the value and what to do."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        config, body = MODELS["by_key"]
+        return {
+            "tagged.sql": "{{ config("
+            + config
+            + ") }}\n"
+            + body.replace(
+                "{{ ref('raw_orders') }}",
+                "(select 1 as order_id, date'2025-01-01' as order_date, 7 as customer_id)",
+            ),
+            "schema.yml": (
+                "version: 2\nmodels:\n  - name: tagged\n    columns:\n"
+                "      - name: customer_id\n        databricks_tags: {pii: 'yes'}\n"
+            ),
+        }
+
+    def test_refused_before_anything_is_created(self, project: Any) -> None:
+        result = run("run", vars={"upto": "2025-01-01"}, expect_pass=False)
+        (outcome,) = [r for r in result.results if r.node.name == "tagged"]
+        message = str(outcome.message)
+        assert outcome.status == "error"
+        assert "Model 'tagged' (incremental_by_unique_key)" in message
+        assert "databricks_tags of column customer_id {'pii': 'yes'}" in message
+        assert "tags are a Unity Catalog feature" in message and "Nothing was run" in message
+        if project.adapter.type() == "databricks":
+            assert "Tags are only supported for Unity Catalog" in message
+            assert "hive_metastore" in message
+        else:
+            assert f"type: {project.adapter.type()} has no Unity Catalog" in message
+        shown = rows(project, f"show tables in {project.test_schema}")
+        assert [r for r in shown if str(r[1]).lower() == "tagged"] == []

@@ -151,6 +151,18 @@ CATALOGUE: dict[str, tuple[str, dict[str, Any], list[str]]] = {
         {"skip_unchanged_rows": "maybe"},
         ["skip_unchanged_rows: 'maybe' is not a boolean (true or false)"],
     ),
+    "uk_tags_text": (
+        UK,
+        {"databricks_tags": "finance"},
+        ["databricks_tags: 'finance' is not a mapping of tag names to values"],
+    ),
+    # Unity Catalog tags on a target without Unity Catalog (type: spark, type: vulcan); on
+    # type: databricks' Hive metastore: tests/functional/kinds/test_table_configs.py
+    "uk_tags_no_unity_catalog": (
+        UK,
+        {"databricks_tags": {"team": "finance"}},
+        ["databricks_tags {'team': 'finance'}", "tags are a Unity Catalog feature", "has no Unity"],
+    ),
     "uk_time_column": (
         UK,
         {"time_column": "updated_at"},

@@ -427,6 +427,7 @@ VALID: dict[str | None, list[Any]] = {
     "audits": [[], ["not_null"], [{"name": "x"}]],
     "scd_columns": ["*", ["a"], "a"],
     "names": ["orders", " Orders ", ["a", "b"], ["a", " "], []],
+    "tags": [{}, {"team": "finance"}, {"pii": None, "tier": 1, "gold": True}],
     "interval_unit": UNITS,
     "week_start": [*DAYS, 0, 3, "sun"],
 }
@@ -461,6 +462,19 @@ def _values(key: config_keys.ConfigKey, kind: str, clean: bool = False) -> st.Se
         "audits": _cases([[], ["not_null"], [{"name": "x"}], "not_null", 5, ("a",)]),
         "scd_columns": _cases(["*", ["a"], "a", [], "", 3, ["*"], [" "]]),
         "names": _cases(["orders", " Orders ", ["a", "B"], [], "", 3, [1], [" "]]),
+        "tags": _cases(
+            [
+                {},
+                {"team": "finance"},
+                {"pii": None, "n": 1.5},
+                "team",
+                ["a"],
+                {"": "x"},
+                {1: "x"},
+                {"a": ["b"]},
+                {"a": {"b": "c"}},
+            ]
+        ),
         None: _cases(BOOLS + COLUMNS),
     }
     return st.one_of(by_check[check], by_check[check], by_check[check], _cases(BAD))

@@ -17,7 +17,8 @@
     (one name), 'time' / 'end_time' (a date, timestamp or epoch; a date-only end includes its
     day), 'cron' / 'interval_unit' / 'week_start' (the schedule, checked together),
     'time_column' (a name, [name, format] or {column:, format:}), 'when_matched', 'predicate'
-    (a non-empty SQL text), 'names' (a model name or a list of names, lower case), 'audits' (a list), 'scd_columns' (names or '*'); a key without
+    (a non-empty SQL text), 'names' (a model name or a list of names, lower case), 'audits' (a list), 'tags' (a
+    mapping of names to values, the values as text), 'scd_columns' (names or '*'); a key without
     `check` is not read by the validator. `value`: the setting's normalized default (with
     `value_by_kind`, and `value_by_adapter` where the dbt adapter's own default differs: a
     model's and the state table's format on `type: databricks` is Delta, as dbt-databricks'
@@ -72,6 +73,10 @@
    "check": "bool", "value": false,
    "type": "bool", "default": "false",
    "meaning": "no `OPTIMIZE` after a run (the vars `databricks_skip_optimize` / `DATABRICKS_SKIP_OPTIMIZE: true` skip it for every model, as in dbt-databricks)"},
+  {"name": "databricks_tags", "kinds": "all", "dbt": true, "section": "every",
+   "check": "tags", "value": {},
+   "type": "mapping", "default": "none",
+   "meaning": "Unity Catalog tags of the table, as dbt-databricks: `ALTER TABLE ... SET TAGS` when the table is created or rebuilt, and for a tag added or changed on a later run (set only: a tag removed from the config stays on the table, as in dbt-databricks); a column's `databricks_tags` in a properties file tag the column the same way. Unity Catalog only: refused before anything runs on the Hive metastore (`hive_metastore`, as dbt-databricks refuses it) and on `type: spark` / `type: vulcan`"},
   {"name": "forward_only", "kinds": "all", "section": "every",
    "check": "bool", "value": false,
    "type": "bool", "default": "false",

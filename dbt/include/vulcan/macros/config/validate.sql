@@ -127,7 +127,7 @@
   {{ return([
     'file_format', 'forward_only', 'disable_restatement', 'on_destructive_change',
     'on_additive_change', 'partition_by',
-    'liquid_clustered_by', 'auto_liquid_cluster', 'zorder', 'skip_optimize',
+    'liquid_clustered_by', 'auto_liquid_cluster', 'zorder', 'skip_optimize', 'databricks_tags',
     'start', 'end', 'allow_partials', 'lookback', 'batch_size', 'cron',
     'wait_for_upstream', 'ignore_upstream', 'ready_when', 'ready_intervals',
     'time_column', ['time_data_type', ['incremental_by_time_range', 'tracked']], 'partition_by_time_column',
@@ -297,6 +297,8 @@
     {{ return({'value': none, 'errors': [name ~ ': ' ~ shown ~ ' is not one of: ' ~ allowed | join(', ')]}) }}
   {%- elif check == 'columns' -%}
     {{ return(dbt_vulcan._vulcan_cfg_columns(name, value)) }}
+  {%- elif check == 'tags' -%}
+    {{ return(dbt_vulcan.vulcan_tags_value(name, value)) }}
   {%- elif check == 'names' -%}
     {%- set names = [value] if value is string else value -%}
     {%- if value is string or (dbt_vulcan._vulcan_cfg_is_list(value, false) and value | reject('string') | list | length == 0) -%}
@@ -333,6 +335,22 @@
     {{ return({'value': clauses, 'errors': errors}) }}
   {%- endif -%}
   {{ exceptions.raise_compiler_error('config_keys.sql: key ' ~ name ~ ' has an unknown check ' ~ dbt_vulcan._vulcan_cfg_repr(check)) }}
+{% endmacro %}
+
+{#- {value, errors}: Unity Catalog tags (`databricks_tags` of a model or of a column, `name` the
+    key shown): a mapping of tag names to values, as dbt-databricks reads them, the names and
+    values as text (a value left empty is ''). -#}
+{% macro vulcan_tags_value(name, value) %}
+  {%- set bad = name ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(value) ~ " is not a mapping of tag names to values (e.g. {'team': 'finance'})" -%}
+  {%- if value is not mapping -%}{{ return({'value': {}, 'errors': [bad]}) }}{%- endif -%}
+  {%- set tags = {} -%}
+  {%- for tag, text in value.items() -%}
+    {%- if tag is not string or not tag.strip() or text is mapping or (text is iterable and text is not string) -%}
+      {{ return({'value': {}, 'errors': [bad]}) }}
+    {%- endif -%}
+    {%- do tags.update({tag: '' if text is none else text | string}) -%}
+  {%- endfor -%}
+  {{ return({'value': tags, 'errors': []}) }}
 {% endmacro %}
 
 {#- {value, errors}: a column name or a list of names (blank names are dropped). -#}

@@ -9,6 +9,8 @@
   {%- set state = dbt_vulcan.vulcan_model_state(model, kind, this) -%}
   {%- set cfg = state.cfg -%}
   {% do dbt_vulcan.vulcan_check_extras(cfg) %}
+  {%- set tags = dbt_vulcan.vulcan_tags(cfg) -%}
+  {%- if tags -%}{% do dbt_vulcan.vulcan_check_tags(cfg, tags, this) %}{%- endif -%}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set full_refresh = should_full_refresh() and existing_relation is not none and dbt_vulcan.vulcan_full_refresh(cfg) -%}
   {#- the stages a stopped run may have left are looked for every run, or while the log names
@@ -78,13 +80,15 @@
 {% endmacro %}
 
 {#- The layout a run writes into, recorded with every processed row (run_batches) and compared
-    with the config on the next run: {file_format, partitioned_by} (lowercase), and
-    `clustered_by` for a clustered table (engine/clustering.sql). -#}
+    with the config on the next run: {file_format, partitioned_by} (lowercase), `clustered_by`
+    for a clustered table (engine/clustering.sql) and `tags` for a tagged one (engine/tags.sql). -#}
 {% macro vulcan_layout(cfg) %}
   {%- set layout = {'file_format': cfg.file_format, 'partitioned_by': (cfg.partition_cols or []) | map('lower') | list} -%}
   {%- if cfg.get('liquid_clustered_by') or cfg.get('auto_liquid_cluster') -%}
     {%- do layout.update({'clustered_by': dbt_vulcan.vulcan_clustering(cfg)}) -%}
   {%- endif -%}
+  {%- set tags = dbt_vulcan.vulcan_tags(cfg) -%}
+  {%- if tags -%}{%- do layout.update({'tags': tags}) -%}{%- endif -%}
   {{ return(layout) }}
 {% endmacro %}
 

@@ -29,7 +29,7 @@
     The order is the same for every kind: begin (state read, config validated, an interrupted
     swap replayed) -> validate -> pre-hooks -> plan -> contract -> the query's columns checked
     -> an existing table adopted or refused -> safety -> the target (re)created, or its
-    clustering altered -> schema change
+    clustering altered -> its Unity Catalog tags set -> schema change
     -> projection -> batches (each written, then recorded) -> OPTIMIZE (a clustered or
     Z-ordered Delta table) -> post-hooks. Everything that can be
     refused is refused before the target is touched. -#}
@@ -64,6 +64,13 @@
   {%- set had = plan.layout.get('clustered_by', []) if plan.get('layout') is mapping else [] -%}
   {%- if not created and plan.has_state and had != dbt_vulcan.vulcan_layout(cfg).get('clustered_by', []) -%}
     {% do dbt_vulcan.vulcan_alter_clustering(target_relation, cfg, had) %}
+  {%- endif -%}
+  {#- Unity Catalog tags: all of them on a table just created, else those added or changed
+      since the log recorded them (engine/tags.sql) -#}
+  {%- set tags = dbt_vulcan.vulcan_tags(cfg) -%}
+  {%- if tags -%}
+    {%- set recorded = plan.layout.get('tags') if plan.get('layout') is mapping and plan.has_state and not created else none -%}
+    {% do dbt_vulcan.vulcan_apply_tags(target_relation, tags, recorded or {}) %}
   {%- endif -%}
   {%- set projection = none -%}
   {%- if created and checked.get('query_columns') is not none and not checked.get('create_sql') -%}

@@ -52,7 +52,7 @@
 "vulcan_settle_writes", "vulcan_sql_string", "vulcan_state_append_id", "vulcan_state_columns",
 "vulcan_state_file_format", "vulcan_state_fold_rows", "vulcan_state_insert_sql",
 "vulcan_state_key", "vulcan_state_relation", "vulcan_state_values", "vulcan_strategy_macro",
-"vulcan_time_literal", "vulcan_time_tokens", "vulcan_upstream_keys", "vulcan_upstream_models",
+"vulcan_tags", "vulcan_time_literal", "vulcan_time_tokens", "vulcan_upstream_keys", "vulcan_upstream_models",
 "vulcan_upstream_waits"]
   {%- endset -%}
   {{ return(fromjson(names)) }}
