@@ -96,7 +96,7 @@ PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/funct
 	tests/functional/test_operations.py tests/functional/test_state_log.py tests/functional/test_audits.py \
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py tests/functional/test_extension_points.py $(KINDS)/test_existing_tables.py $(THREADS_TEST) \
-	tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill $(OFF_PATH_TESTS)
+	tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill $(OFF_PATH_TESTS) $(KINDS)/test_table_configs.py
 
 # (a converted table: the same Jinja as adapter mode, which runs it on every format)
 # the write strategies of Iceberg in package mode: a reordered SELECT moves no value (on Delta:
@@ -181,7 +181,8 @@ DATABRICKS_TESTS := \
 	$(KINDS)/test_upstream.py::TestSignalOnALateSource \
 	tests/functional/test_contracts.py::TestContractConstraints \
 	tests/functional/test_operations.py::TestOperations::test_render_prints_each_batch_sql \
-	$(KINDS)/test_clustering.py::TestClusteredTimeRange $(KINDS)/test_table_configs.py::TestTagsNeedUnityCatalog
+	$(KINDS)/test_clustering.py::TestClusteredTimeRange $(KINDS)/test_table_configs.py::TestTagsNeedUnityCatalog \
+	$(KINDS)/test_table_configs.py::TestQueryTagsAndComment
 DATABRICKS_PY := .venv-databricks/bin/python
 # the example project's builds on type: databricks (CI: one; its second, incremental build in
 # package mode runs embedded, integration-package)
@@ -225,7 +226,8 @@ integration-package: setup
 # databricks and the example project on the package (stock type: spark). A fresh clone on
 # 2026-12-01 took 61 minutes (lane 2 the longer: Delta 15.5, package 20.5, type: databricks
 # 11.5, the example twice 5): eight threads on Iceberg went to lane 1, the clustering's
-# lifecycle on Delta to type: databricks. Lean, no mode dropped. A fresh clone on 2026-11-29 took 92 and 98 minutes a
+# lifecycle on Delta to type: databricks, the package's example is built once. Lean, no mode
+# dropped. A fresh clone on 2026-11-29 took 92 and 98 minutes a
 # lane (over CI's 90); after this cut (the unit tests' macro harness compiling each template
 # once, through the adapter's cache of compiled Jinja: 248 -> 121 s alone; the tests below moved
 # to the one lane or mode that runs their code) a fresh clone took 78 minutes in lane 1 (lint
@@ -243,7 +245,8 @@ integration-package: setup
 #   parsing on stock type: spark in package mode (every test there); non-blocking audits on the
 #   time range kind (the audit and its stage are the kinds' shared engine); a contract's table
 #   on three kinds (the same CREATE);
-# - package mode leaves the operations, the state log, audits, contracts, the extension points
+# - package mode leaves the tables' properties and comments on every kind to Iceberg, and the
+#   operations, the state log, audits, contracts, the extension points
 #   and the waits across jobs (test_upstream.py; its signal test on type: databricks) to adapter
 #   mode (the same Jinja), and to Iceberg (package mode: eight threads appending to an Iceberg
 #   state table) and adapter mode on Delta and Iceberg the reordered SELECT and the tracked
@@ -255,7 +258,9 @@ integration-package: setup
 #   merge_exclude_columns and incremental predicates suites (dbt-spark's own incremental macros,
 #   which the adapter does not change; `make functional-delta` runs them), the tracked kind's
 #   random histories (Iceberg), the clustering's lifecycle (type: databricks: the package on
-#   Delta; adapter mode keeps every kind clustered), the tables' properties and comments on every kind (in the
+#   Delta; adapter mode keeps every kind clustered), `location_root` on every kind and tags
+#   without Unity Catalog (package mode on parquet, whose rebuild into a folder is the format's
+#   own path), the tables' properties and comments on every kind (in the
 #   Iceberg lane, which has column comments too; adapter mode on parquet leaves it there too);
 #   Iceberg the same SCD type 2 edge cases and by time, the converted table, lookback (a
 #   rerun's write: the explicit range) and NULL keys (the MERGE of the composite key);
@@ -263,7 +268,9 @@ integration-package: setup
 #   lane and the example project on type: databricks); dbt killed with its embedded Spark in
 #   adapter mode is left out: CI kills dbt in adapter mode against the Thrift server and with
 #   its Spark in package mode (functional-package): each of the two state appends is killed;
-# - the example project on type: databricks is built once (twice embedded in package mode);
+# - the example project is built once in each column (`make integration-package` builds it
+#   twice: its second, incremental build; the kinds' incremental runs are in every functional
+#   lane);
 # - the oldest dbt-core / Spark pair is breadth: `make compat` (every pair) and
 #   `make compat-oldest`, run before an issue that could affect it is resolved.
 CI_PARQUET_DESELECT = --deselect tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill \
@@ -283,7 +290,7 @@ CI_PACKAGE_DESELECT = --deselect tests/functional/test_operations.py --deselect 
 	--deselect tests/functional/test_audits.py --deselect tests/functional/test_contracts.py \
 	--deselect tests/functional/test_extension_points.py --deselect $(THREADS_TEST) \
 	--deselect $(KINDS)/test_existing_tables.py::TestReorderedSelect --deselect $(KINDS)/test_tracked.py::TestTrackedHistories \
-	--deselect $(KINDS)/test_upstream.py
+	--deselect $(KINDS)/test_upstream.py --deselect $(KINDS)/test_table_configs.py::TestTableConfigsOnEveryKind
 # On both: what writes with the same statement as a test kept there (a time column's type or
 # format and the output filter change the filter's SQL, not the write; a composite or
 # expression key the MERGE's ON; a contract's types the same CREATE on every kind but the two
@@ -307,7 +314,9 @@ CI_DELTA_DESELECT = $(CI_FORMAT_LEAN) --deselect $(KINDS)/test_sqlmesh_oracle.py
 CI_ICEBERG_DESELECT = $(CI_FORMAT_LEAN) --deselect $(KINDS)/test_scd2.py::TestHistoricalSource --deselect $(KINDS)/test_scd2.py::TestEdgeCases \
 	--deselect $(KINDS)/test_existing_tables.py::TestConvertedFromTable --deselect $(KINDS)/test_scd2.py::TestMenuByTime \
 	--deselect $(KINDS)/test_time_range.py::TestTimeRange::test_lookback_picks_up_late_rows \
-	--deselect $(KINDS)/test_unique_key.py::TestUpsert::test_null_keys_never_match
+	--deselect $(KINDS)/test_unique_key.py::TestUpsert::test_null_keys_never_match \
+	--deselect $(KINDS)/test_table_configs.py::TestLocationRootOnEveryKind \
+	--deselect $(KINDS)/test_table_configs.py::TestTagsNeedUnityCatalog
 test: setup
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 test-lane-1: setup
@@ -319,7 +328,7 @@ test-lane-1: setup
 test-lane-2: setup
 	@echo "lane 2 started at $$(date +%T)"
 	$(MAKE) --no-print-directory -j1 functional-delta functional-package-parquet databricks integration-package \
-		PACKAGE_BUILDS=2 DATABRICKS_BUILDS=1 PACKAGE_DESELECT="$(CI_PACKAGE_DESELECT)" DELTA_DESELECT="$(CI_DELTA_DESELECT)"
+		PACKAGE_BUILDS=1 DATABRICKS_BUILDS=1 PACKAGE_DESELECT="$(CI_PACKAGE_DESELECT)" DELTA_DESELECT="$(CI_DELTA_DESELECT)"
 	@echo "lane 2 ended at $$(date +%T)"
 
 # The stateful fuzzer (tests/functional/fuzz): Hypothesis drives models through random

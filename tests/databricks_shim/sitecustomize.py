@@ -22,12 +22,18 @@ answers differently from a Databricks runtime:
   Here the lookup fails at once, and the SDK goes on with the profile's settings, as it does
   when a host has no such page.
 
+With VULCAN_SHIM_LOG set to a file, it also appends one JSON line per session opened (its id
+and the session configuration the client sent, where dbt-databricks puts its query tags) and
+per statement (its session's id and text), for tests of what a run's connections carry.
+
 Pinned to the connector version it was written against: another version fails loudly here,
 so a connector upgrade is a deliberate change of this shim.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from importlib.metadata import version
 from typing import Any
@@ -73,11 +79,31 @@ def _fill_columns(rows: Any, metadata: Any) -> None:
 _original_make_request = ThriftDatabricksClient.make_request
 
 
+def _log(entry: dict[str, Any]) -> None:
+    """One JSON line in VULCAN_SHIM_LOG's file, when it is set (one write: lines of concurrent
+    threads do not interleave)."""
+    path = os.environ.get("VULCAN_SHIM_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps(entry) + "\n")
+
+
+def _session_id(handle: Any) -> str | None:
+    return handle.sessionId.guid.hex() if handle is not None and handle.sessionId else None
+
+
 def _make_request(self: Any, method: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
     if isinstance(request, ttypes.TExecuteStatementReq):
         request.statement = spark_sql(request.statement)
+        _log({"session": _session_id(request.sessionHandle), "statement": request.statement})
     response = _original_make_request(self, method, request, *args, **kwargs)
     if isinstance(response, ttypes.TOpenSessionResp):
+        _log(
+            {
+                "session": _session_id(response.sessionHandle),
+                "configuration": dict(request.configuration or {}),
+            }
+        )
         if response.serverProtocolVersion < ttypes.TProtocolVersion.SPARK_CLI_SERVICE_PROTOCOL_V2:
             response.serverProtocolVersion = ttypes.TProtocolVersion.SPARK_CLI_SERVICE_PROTOCOL_V7
             response.canUseMultipleCatalogs = True

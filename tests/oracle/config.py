@@ -62,6 +62,7 @@ class ModelConfig:
     auto_liquid_cluster: bool = False
     zorder: list[str] = field(default_factory=list)
     skip_optimize: bool = False
+    location_root: str | None = None
     databricks_tags: dict[str, str] = field(default_factory=dict)
     start: str | None = None
     end: str | None = None
@@ -344,6 +345,10 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
     )
     cfg.zorder = _as_list(config.get("zorder"), "zorder", errors)
     cfg.skip_optimize = _as_bool(config.get("skip_optimize"), "skip_optimize", errors, False)
+    location_root = config.get("location_root")
+    if location_root is not None and not (isinstance(location_root, str) and location_root.strip()):
+        errors.add(f"location_root: {location_root!r} is not a path")
+    cfg.location_root = location_root.strip() if isinstance(location_root, str) else None
     cfg.databricks_tags = tags_value(config.get("databricks_tags"), "databricks_tags", errors)
 
     if kind in (TIME_RANGE, UNIQUE_KEY, SCD2_BY_TIME, SCD2_BY_COLUMN):
@@ -375,6 +380,19 @@ def validate(model: str, kind: str, config: Mapping[str, Any]) -> ModelConfig:
     cfg.audits = list(audits) if isinstance(audits, list) else []
     cfg.safety_overrides = _as_list(config.get("safety_overrides"), "safety_overrides", errors)
     _clustering(cfg, config, errors, extra_partitions)
+    by_time = (
+        [cfg.time_column]
+        if kind == TIME_RANGE and cfg.time_column and cfg.partition_by_time_column
+        else []
+    )
+    if cfg.location_root and cfg.file_format == "parquet" and (extra_partitions or by_time):
+        errors.add(
+            f"location_root: {cfg.location_root!r} with a parquet table partitioned by "
+            f"{by_time + extra_partitions!r}: Spark keeps the files of an external table's "
+            "dropped partitions and a rebuild finds them again, so rows a run removed could "
+            "come back (use file_format delta or iceberg, leave location_root out, or do not "
+            "partition" + (": partition_by_time_column: false" if by_time else "") + ")"
+        )
     if kind == TIME_RANGE:
         leading = [cfg.time_column] if cfg.time_column and cfg.partition_by_time_column else []
         cfg.partition_cols = leading + [c for c in extra_partitions if c != cfg.time_column]

@@ -5,6 +5,8 @@ first run, an incremental run and a rebuild (`--full-refresh`), on every format 
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import pytest
@@ -140,3 +142,118 @@ class TestTagsNeedUnityCatalog:
             assert f"type: {project.adapter.type()} has no Unity Catalog" in message
         shown = rows(project, f"show tables in {project.test_schema}")
         assert [r for r in shown if str(r[1]).lower() == "tagged"] == []
+
+
+@pytest.mark.profile_only("databricks")
+class TestQueryTagsAndComment:
+    """dbt-databricks' query tags (`query_tags`, 1.11+: a session setting of the connection it
+    opens for a model) and dbt's query comment reach dbt-vulcan's own statements, the state
+    read and append included: they run on the model's connection, so a team's cost attribution
+    sees them. The test server's client shim logs each session's configuration and each
+    statement's session (tests/databricks_shim, VULCAN_SHIM_LOG)."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_orders.csv": orders_csv(count=3)}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        config, body = MODELS["by_key"]
+        tags = """query_tags='{"team": "sales"}'"""
+        return {"tagged_q.sql": "{{ config(" + config + ", " + tags + ") }}\n" + body}
+
+    def test_every_statement_of_the_model_carries_its_tags_and_comment(
+        self, project: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        run("seed")
+        run("run", vars={"upto": "2025-01-01"})
+        log = tmp_path / "shim.jsonl"
+        monkeypatch.setenv("VULCAN_SHIM_LOG", str(log))
+        run("run", vars={"upto": "2025-01-02"})
+        entries = [json.loads(line) for line in log.read_text().splitlines()]
+        sessions = {e["session"]: e["configuration"] for e in entries if "configuration" in e}
+        ours = [
+            e
+            for e in entries
+            if "statement" in e
+            and ("vulcan_intervals" in e["statement"] or "tagged_q" in e["statement"])
+            and '"node_id": "model.test.tagged_q"' in e["statement"]
+        ]
+        kinds = {
+            "state read": [
+                e for e in ours if re.search(r"from \S*vulcan_intervals", e["statement"])
+            ],
+            "state append": [
+                e for e in ours if re.search(r"insert \w+ \S*vulcan_intervals", e["statement"])
+            ],
+            "write": [e for e in ours if re.search(r"merge into \S*tagged_q", e["statement"])],
+        }
+        assert all(kinds.values()), {k: len(v) for k, v in kinds.items()}
+        for entry in ours:
+            tags = sessions[entry["session"]].get("QUERY_TAGS", "")
+            assert "team:sales" in tags and "@@dbt_model_name:tagged_q" in tags, (tags, entry)
+        # no statement of the model runs without the query comment
+        bare = [
+            e["statement"]
+            for e in entries
+            if "statement" in e
+            and "tagged_q" in e["statement"]
+            and not e["statement"].lstrip().startswith("/*")
+        ]
+        assert bare == []
+
+
+class TestLocationRootOnEveryKind:
+    """dbt-spark's and dbt-databricks' `location_root` on every kind: the table lives under
+    `<location_root>/<alias>` after the first run, an incremental run, a rebuild
+    (`--full-refresh`: on parquet it replaces the folder's files) and a run after it, and holds
+    what its twin without a location holds. A partitioned parquet table is refused before
+    anything runs (Spark keeps the files of an external table's dropped partitions): on
+    parquet the time range table is not partitioned by its time column, and the partition
+    kind is refused."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_orders.csv": orders_csv(count=3)}
+
+    @pytest.fixture(scope="class")
+    def models(
+        self, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+    ) -> dict[str, str]:
+        root = tmp_path_factory.mktemp("location_root")
+        parquet = request.config.getoption("--profile") == "parquet"
+        out = {}
+        for name, (config, body) in MODELS.items():
+            if parquet and name == "by_time":
+                config = config.replace("'start':", "'partition_by_time_column': false, 'start':")
+            located = f"{config}, location_root='{root}'"
+            out[f"{name}.sql"] = "{{ config(" + located + ") }}\n" + body
+            out[f"{name}_twin.sql"] = "{{ config(" + config + ") }}\n" + body
+        return out
+
+    def test_the_table_stays_under_its_location(self, project: Any, table_format: str) -> None:
+        run("seed")
+        refused = {"by_partition"} if table_format == "parquet" else set()
+        steps: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+            ((), {"upto": "2025-01-01", EXEC: "2025-01-02 06:00:00"}),
+            ((), {"upto": "2025-01-02", EXEC: "2025-01-03 06:00:00"}),
+            (("--full-refresh",), {"upto": "2025-01-03", EXEC: "2025-01-04 06:00:00"}),
+            ((), {"upto": "2025-01-03", EXEC: "2025-01-04 06:00:00"}),
+        ]
+        for flags, vars_ in steps:
+            result = run("run", *flags, vars=vars_, expect_pass=not refused)
+            failed = {r.node.name: str(r.message) for r in result.results if r.status == "error"}
+            assert set(failed) == refused, failed
+            for name in refused:
+                assert "location_root: " in failed[name], failed[name]
+                assert "with a parquet table partitioned by ['customer_id']" in failed[name]
+            for name in set(MODELS) - refused:
+                relation = f"{project.test_schema}.{name}"
+                found = rows(project, f"describe table extended {relation}")
+                location = next(str(r[1]) for r in found if r[0] == "Location")
+                assert location.rstrip("/").endswith(f"location_root0/{name}"), (name, location)
+                mine = sorted(rows(project, f"select order_id, customer_id from {relation}"))
+                twin = sorted(rows(project, f"select order_id, customer_id from {relation}_twin"))
+                assert mine == twin and mine, (name, flags, mine, twin)
+        shown = {str(r[1]).lower() for r in rows(project, f"show tables in {project.test_schema}")}
+        assert not refused & shown

@@ -151,6 +151,14 @@ CATALOGUE: dict[str, tuple[str, dict[str, Any], list[str]]] = {
         {"skip_unchanged_rows": "maybe"},
         ["skip_unchanged_rows: 'maybe' is not a boolean (true or false)"],
     ),
+    "tr_location_partitioned": (
+        TR,
+        {"location_root": "/tmp/vulcan-catalogue-location"},
+        [
+            "location_root: '/tmp/vulcan-catalogue-location' with a parquet table partitioned by",
+            "partition_by_time_column: false",
+        ],
+    ),
     "uk_tags_text": (
         UK,
         {"databricks_tags": "finance"},

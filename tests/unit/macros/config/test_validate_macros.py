@@ -428,6 +428,7 @@ VALID: dict[str | None, list[Any]] = {
     "scd_columns": ["*", ["a"], "a"],
     "names": ["orders", " Orders ", ["a", "b"], ["a", " "], []],
     "tags": [{}, {"team": "finance"}, {"pii": None, "tier": 1, "gold": True}],
+    "path": ["/data/marts", " s3://bucket/x "],
     "interval_unit": UNITS,
     "week_start": [*DAYS, 0, 3, "sun"],
 }
@@ -462,6 +463,7 @@ def _values(key: config_keys.ConfigKey, kind: str, clean: bool = False) -> st.Se
         "audits": _cases([[], ["not_null"], [{"name": "x"}], "not_null", 5, ("a",)]),
         "scd_columns": _cases(["*", ["a"], "a", [], "", 3, ["*"], [" "]]),
         "names": _cases(["orders", " Orders ", ["a", "B"], [], "", 3, [1], [" "]]),
+        "path": _cases(["/data/marts", " s3://b/x ", "", " ", 3, ["/a"]]),
         "tags": _cases(
             [
                 {},

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.macro_harness import Harness, relation, shared_harness
+from tests.support.macro_harness import FakeResult, Harness, relation, shared_harness
 
 
 @pytest.fixture
@@ -112,3 +112,25 @@ def test_optimize_runs_only_after_a_run_that_wrote(h: Harness) -> None:
     assert h.statements == []
     h.call("vulcan_optimize", relation(), settings, True)
     assert h.statements == ["optimize s.t"]
+
+
+KEY = "spark.sql.legacy.allowNonEmptyLocationInCTAS"
+
+
+@pytest.mark.parametrize("before", ["false", "true"])
+def test_a_parquet_table_under_location_root_is_created_over_its_folder(
+    h: Harness, before: str
+) -> None:
+    """An external parquet table (location_root) is created with Spark's CREATE TABLE AS
+    SELECT allowed into its non-empty folder (a rebuild: the old table's files), for that
+    statement only; Delta and a table without a location leave the setting alone."""
+    h.query_results[f"set {KEY}"] = FakeResult([(KEY, before)])
+    settings = cfg(file_format="parquet", location_root="/data/marts")
+    h.call("vulcan_create_empty_table", relation(), "select 1 as id", settings, False)
+    create = next(s for s in h.statements if s.startswith("create table"))
+    toggled = [f"set {KEY}=true", create, f"set {KEY}={before}"] if before == "false" else [create]
+    assert [s for s in h.statements if s != f"set {KEY}"] == toggled
+    for other in (cfg(file_format="parquet"), cfg(location_root="/data/marts")):
+        h.statements.clear()
+        h.call("vulcan_create_empty_table", relation(), "select 1 as id", other, True)
+        assert not any(KEY in s for s in h.statements), h.statements

@@ -18,7 +18,7 @@
     day), 'cron' / 'interval_unit' / 'week_start' (the schedule, checked together),
     'time_column' (a name, [name, format] or {column:, format:}), 'when_matched', 'predicate'
     (a non-empty SQL text), 'names' (a model name or a list of names, lower case), 'audits' (a list), 'tags' (a
-    mapping of names to values, the values as text), 'scd_columns' (names or '*'); a key without
+    mapping of names to values, the values as text), 'path' (a non-empty text), 'scd_columns' (names or '*'); a key without
     `check` is not read by the validator. `value`: the setting's normalized default (with
     `value_by_kind`, and `value_by_adapter` where the dbt adapter's own default differs: a
     model's and the state table's format on `type: databricks` is Delta, as dbt-databricks'
@@ -73,6 +73,10 @@
    "check": "bool", "value": false,
    "type": "bool", "default": "false",
    "meaning": "no `OPTIMIZE` after a run (the vars `databricks_skip_optimize` / `DATABRICKS_SKIP_OPTIMIZE: true` skip it for every model, as in dbt-databricks)"},
+  {"name": "location_root", "kinds": "all", "dbt": true, "section": "every",
+   "check": "path", "value": null,
+   "type": "path", "default": "none",
+   "meaning": "as dbt-spark and dbt-databricks: the table is external, in `<location_root>/<alias>`, and stays there through rebuilds and schema changes (a parquet rebuild replaces the folder's files). On parquet only for a table without partitions: with `partition_by`, `incremental_by_partition` or a time range table partitioned by its time column it is refused (Spark keeps the files of an external table's dropped partitions, and a rebuild finds them again): use Delta or Iceberg, or `partition_by_time_column: false`"},
   {"name": "databricks_tags", "kinds": "all", "dbt": true, "section": "every",
    "check": "tags", "value": {},
    "type": "mapping", "default": "none",

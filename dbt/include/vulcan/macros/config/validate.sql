@@ -127,7 +127,8 @@
   {{ return([
     'file_format', 'forward_only', 'disable_restatement', 'on_destructive_change',
     'on_additive_change', 'partition_by',
-    'liquid_clustered_by', 'auto_liquid_cluster', 'zorder', 'skip_optimize', 'databricks_tags',
+    'liquid_clustered_by', 'auto_liquid_cluster', 'zorder', 'skip_optimize', 'location_root',
+    'databricks_tags',
     'start', 'end', 'allow_partials', 'lookback', 'batch_size', 'cron',
     'wait_for_upstream', 'ignore_upstream', 'ready_when', 'ready_intervals',
     'time_column', ['time_data_type', ['incremental_by_time_range', 'tracked']], 'partition_by_time_column',
@@ -167,6 +168,13 @@
     {%- endif -%}
   {%- endfor -%}
   {%- do dbt_vulcan._vulcan_cfg_clustering(kind, config, s, errors, extra) -%}
+  {#- an external parquet table (location_root) is not partitioned: Spark keeps the files of
+      its dropped partitions, and a rebuild's CREATE TABLE AS SELECT recovers every partition
+      folder it finds -#}
+  {%- set by_time = [s.time_column] if kind == 'incremental_by_time_range' and s.time_column and s.partition_by_time_column else [] -%}
+  {%- if s.location_root and s.file_format == 'parquet' and (extra.partitions or by_time) -%}
+    {%- do errors.append('location_root: ' ~ dbt_vulcan._vulcan_cfg_repr(s.location_root) ~ ' with a parquet table partitioned by ' ~ dbt_vulcan._vulcan_cfg_repr(by_time + extra.partitions) ~ ": Spark keeps the files of an external table's dropped partitions and a rebuild finds them again, so rows a run removed could come back (use file_format delta or iceberg, leave location_root out, or do not partition" ~ (': partition_by_time_column: false' if by_time else '') ~ ')') -%}
+  {%- endif -%}
   {%- if kind == 'incremental_by_time_range' -%}
     {%- set leading = [s.time_column] if s.time_column and s.partition_by_time_column else [] -%}
     {%- do s.update({'partition_cols': leading + extra.partitions | reject('equalto', s.time_column) | list}) -%}
@@ -297,6 +305,11 @@
     {{ return({'value': none, 'errors': [name ~ ': ' ~ shown ~ ' is not one of: ' ~ allowed | join(', ')]}) }}
   {%- elif check == 'columns' -%}
     {{ return(dbt_vulcan._vulcan_cfg_columns(name, value)) }}
+  {%- elif check == 'path' -%}
+    {%- if value is string and value.strip() -%}
+      {{ return({'value': value.strip(), 'errors': []}) }}
+    {%- endif -%}
+    {{ return({'value': none, 'errors': [name ~ ': ' ~ shown ~ ' is not a path']}) }}
   {%- elif check == 'tags' -%}
     {{ return(dbt_vulcan.vulcan_tags_value(name, value)) }}
   {%- elif check == 'names' -%}

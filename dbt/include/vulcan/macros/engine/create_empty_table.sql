@@ -7,6 +7,14 @@
 {% endmacro %}
 
 {% macro default__vulcan_create_empty_table(relation, sql, cfg, replace=false) %}
+  {#- a parquet table under `location_root` is external: dropping it (a rebuild, a schema
+      change's rewrite) leaves its files, and Spark refuses CREATE TABLE AS SELECT into a
+      non-empty folder (dbt-spark's own `table` rebuild fails there). This CREATE replaces the
+      folder's files, as such a CREATE did before Spark 3.2, for this statement only (the
+      validator refuses a partitioned one: dropped partitions' files would come back). A
+      target that forbids the setting fails here, before the table is written. -#}
+  {%- set into_folder = cfg.file_format == 'parquet' and cfg.get('location_root') -%}
+  {%- set before = dbt_vulcan._vulcan_ctas_into_folder() if into_folder else none -%}
   {%- set options = config.get('options') or {} -%}
   {%- if cfg.file_format == 'parquet' and ((cfg.time_column and cfg.time_column in cfg.partition_cols)
                                            or (cfg.kind == 'incremental_by_unique_key' and cfg.partition_cols)
@@ -37,4 +45,18 @@
       {{ sql }}
     ) as vulcan_schema where 1 = 0
   {%- endcall %}
+  {%- if into_folder -%}{% do dbt_vulcan._vulcan_ctas_into_folder(before) %}{%- endif -%}
+{% endmacro %}
+
+{#- Spark's `spark.sql.legacy.allowNonEmptyLocationInCTAS`: set to true (when it is not), the
+    value it had returned; with `restore`, set back to it (when it was not true). -#}
+{% macro _vulcan_ctas_into_folder(restore=none) %}
+  {%- set key = 'spark.sql.legacy.allowNonEmptyLocationInCTAS' -%}
+  {%- if restore is not none -%}
+    {%- if restore != 'true' -%}{% do run_query('set ' ~ key ~ '=' ~ restore) %}{%- endif -%}
+    {{ return(restore) }}
+  {%- endif -%}
+  {%- set before = run_query('set ' ~ key).columns[1].values()[0] | string | lower -%}
+  {%- if before != 'true' -%}{% do run_query('set ' ~ key ~ '=true') %}{%- endif -%}
+  {{ return(before) }}
 {% endmacro %}
