@@ -11,14 +11,15 @@ source scripts/uv_install.sh
 # Databricks-protocol test server). dbt-databricks and its SQL connector are pinned together:
 # the connector's test-only shim (tests/databricks_shim) is written against that version. The
 # test tools, and this repository without its dependencies (the tests' Python helpers import
-# it; dbt runs `type: databricks`, never the `vulcan` adapter, there). 1.12.7: 1.12.8 needs a
-# certifi newer than the registry here serves. Its dependencies install in the background,
+# it; dbt runs `type: databricks`, never the `vulcan` adapter, there). 1.12.8 asks a certifi
+# newer than the registry here serves: scripts/uv-overrides.txt takes the newest served. Its
+# dependencies install in the background,
 # beside the main venv; this repository once both are done.
 databricks_stamp=.venv-databricks/.vulcan-installed
 databricks_pid=
 if [ ! -f "$databricks_stamp" ] || [ scripts/bootstrap.sh -nt "$databricks_stamp" ] || [ pyproject.toml -nt "$databricks_stamp" ]; then
   (
-  uv_install .venv-databricks "dbt-databricks==1.12.7" "databricks-sql-connector==4.1.5" \
+  uv_install .venv-databricks "dbt-databricks==1.12.8" "databricks-sql-connector==4.1.5" \
     "pytest>=8" "hypothesis>=6.100" "dbt-tests-adapter>=1.19,<1.21" "sqlglot>=30,<31" "croniter>=2.0,<8"
   ) &
   databricks_pid=$!
