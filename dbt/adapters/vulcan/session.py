@@ -53,6 +53,11 @@ def jvm_message(exc: BaseException) -> str | None:
                 # stage's error (e.g. a raise_error) is its cause
                 cause = java.getCause()
                 if cause is not None and message.startswith("Multiple failures in stage"):
+                    # the first failure may itself only wrap it (awaitResult, under load)
+                    while str(cause.getMessage() or "").strip().startswith(_WRAPPERS) and (
+                        cause.getCause() is not None
+                    ):
+                        cause = cause.getCause()
                     message = f"{message} First failure: {cause.getMessage()}"
                 elif cause is not None and message.startswith(_WRAPPERS):
                     # the write or subquery failed because the query did (e.g. a
