@@ -157,3 +157,97 @@ class TestEveryKind:
         assert rows(project, f"{count}.zordered_customers") == [(6,)]
         assert rows(project, f"{count}.clustered_log") == [(6,)]
         assert rows(project, f"{count}.clustered_groups") == [(6,)]
+
+
+# README's converted model ("A Databricks model converted, end to end"): dbt-databricks' own
+# clustered `table`, then the same file as a time range model
+CONVERTED_BEFORE = """
+{{ config(materialized='table', liquid_clustered_by=['customer_id'],
+          tblproperties={'delta.enableChangeDataFeed': 'true'},
+          persist_docs={'relation': true, 'columns': true}, query_tags='{"team": "finance"}') }}
+select order_date, customer_id, count(*) as orders from {{ ref('raw_orders') }}
+where order_date <= '{{ var('upto') }}'
+group by order_date, customer_id
+"""
+CONVERTED_AFTER = """
+{{ config(materialized='incremental_by_time_range',
+          liquid_clustered_by=['customer_id'],
+          tblproperties={'delta.enableChangeDataFeed': 'true'},
+          persist_docs={'relation': true, 'columns': true}, query_tags='{"team": "finance"}',
+          meta={'time_column': 'order_date', 'start': '2025-01-01', 'cron': '@daily',
+                'lookback': 2}) }}
+select order_date, customer_id, count(*) as orders from {{ ref('raw_orders') }}
+where order_date between {{ dbt_vulcan.start_ds() }} and {{ dbt_vulcan.end_ds() }}
+group by order_date, customer_id
+"""
+CONVERTED_DOCS = """
+version: 2
+models:
+  - name: orders_daily
+    description: Orders a day per customer
+    columns:
+      - name: customer_id
+        description: who ordered
+"""
+
+
+@pytest.mark.profile_only("databricks")
+class TestConvertedDatabricksModel:
+    """The model README converts, on stock dbt-databricks: its table is rebuilt as the kind's
+    own on the first run after the change (clustered, with its properties and comments), equals
+    a clean build after every run, and stays clustered through the next run."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_orders.csv": orders_csv(count=5)}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"orders_daily.sql": CONVERTED_BEFORE, "docs.yml": CONVERTED_DOCS}
+
+    def test_rebuilt_as_the_kind_clustered_and_equal_to_a_clean_build(self, project: Any) -> None:
+        from dbt.tests.util import run_dbt_and_capture, write_file
+
+        table = f"{project.test_schema}.orders_daily"
+        run("seed")
+        run("run", vars={"upto": "2025-01-02"})
+        run("run", vars={"upto": "2025-01-03"})
+        assert clustering(project, "orders_daily") == ["customer_id"]
+
+        def expected(upto: str) -> list[tuple[Any, ...]]:
+            return sorted(
+                rows(
+                    project,
+                    "select order_date, customer_id, count(*) from "
+                    f"{project.test_schema}.raw_orders where order_date <= '{upto}' "
+                    "group by order_date, customer_id",
+                )
+            )
+
+        def found() -> list[tuple[Any, ...]]:
+            return sorted(rows(project, f"select order_date, customer_id, orders from {table}"))
+
+        assert found() == expected("2025-01-03")
+
+        write_file(CONVERTED_AFTER, project.project_root, "models", "orders_daily.sql")
+        _, log = run_dbt_and_capture(["run", "--vars", json.dumps({EXEC: "2025-01-04 06:00:00"})])
+        assert "exists but has no dbt-vulcan state" in log and "rebuilding it as" in log, log
+        assert found() == expected("2025-01-03")
+        assert clustering(project, "orders_daily") == ["customer_id"]
+        properties = dict(
+            (str(r[0]), str(r[1])) for r in rows(project, f"show tblproperties {table}")
+        )
+        assert properties.get("delta.enableChangeDataFeed") == "true", properties
+        described = rows(project, f"describe table extended {table}")
+        assert ("Comment", "Orders a day per customer") in [
+            (str(r[0]), str(r[1])) for r in described
+        ], described
+        assert next(str(r[2]) for r in described if r[0] == "customer_id") == "who ordered"
+        processed = processed_rows(project, "orders_daily")
+        assert (processed[0][0], processed[-1][1]) == ("2025-01-01 00:00:00", "2025-01-04 00:00:00")
+
+        # the next day: the days due and the lookback, still clustered, OPTIMIZE after it
+        run("run", vars={EXEC: "2025-01-06 06:00:00"})
+        assert found() == expected("2025-01-05")
+        assert clustering(project, "orders_daily") == ["customer_id"]
+        assert operations(project, "orders_daily")[-1][0] == "OPTIMIZE"

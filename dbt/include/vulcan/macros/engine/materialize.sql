@@ -30,8 +30,8 @@
     swap replayed) -> validate -> pre-hooks -> plan -> contract -> the query's columns checked
     -> an existing table adopted or refused -> safety -> the target (re)created, or its
     clustering altered -> its Unity Catalog tags set -> schema change
-    -> projection -> batches (each written, then recorded) -> OPTIMIZE (a clustered or
-    Z-ordered Delta table) -> post-hooks. Everything that can be
+    -> projection -> batches (each written, then recorded) -> grants -> docs -> OPTIMIZE (a
+    clustered or Z-ordered Delta table) -> post-hooks. Everything that can be
     refused is refused before the target is touched. -#}
 {% macro vulcan_materialize(kind, steps) %}
   {%- set begin = dbt_vulcan.vulcan_begin(kind) -%}
@@ -89,13 +89,16 @@
   {%- set extra = {'created': created} -%}
   {%- do extra.update(checked.get('extra') or {}) -%}
   {%- set written = dbt_vulcan.vulcan_run_batches(kind, steps.strategy, target_relation, plan, cfg, checked.get('time_type'), projection, steps.action, extra) -%}
-  {#- a clustered or Z-ordered Delta table, after a run that wrote (engine/clustering.sql) -#}
+  {#- as dbt-spark's and dbt-databricks' own materializations end: dbt's `grants` (revoking
+      what the config no longer grants, unless the table is new), the docs (`persist_docs`),
+      OPTIMIZE of a clustered or Z-ordered Delta table after a run that wrote
+      (engine/clustering.sql), then the post-hooks -#}
+  {% do apply_grants(target_relation, config.get('grants'), should_revoke(begin.existing_relation, full_refresh_mode=created)) %}
+  {% do persist_docs(target_relation, model) %}
   {%- if cfg.get('liquid_clustered_by') or cfg.get('auto_liquid_cluster') or cfg.get('zorder') -%}
     {% do dbt_vulcan.vulcan_optimize(target_relation, cfg, written | length > 0) %}
   {%- endif -%}
-
   {{ run_hooks(post_hooks) }}
-  {% do persist_docs(target_relation, model) %}
   {{ return({'relations': [target_relation]}) }}
 {% endmacro %}
 
