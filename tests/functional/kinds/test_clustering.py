@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 import pytest
+from dbt.tests.util import run_dbt_and_capture, write_file
 
 from tests.support.functional import model_statements, orders_csv, processed_rows, rows, run
 
@@ -206,8 +207,6 @@ class TestConvertedDatabricksModel:
         return {"orders_daily.sql": CONVERTED_BEFORE, "docs.yml": CONVERTED_DOCS}
 
     def test_rebuilt_as_the_kind_clustered_and_equal_to_a_clean_build(self, project: Any) -> None:
-        from dbt.tests.util import run_dbt_and_capture, write_file
-
         table = f"{project.test_schema}.orders_daily"
         run("seed")
         run("run", vars={"upto": "2025-01-02"})
