@@ -2,7 +2,7 @@
 
 Every dbt run of a time-range model is a new process whose first statements run in a cold JVM:
 there, a query's parse, its analysis and each distinct operator cost JIT compilation and code
-generation on first use. This measures what the plan's one read (operations/_log.sql: its
+generation on first use. This measures what the plan's one read (state/log.sql: its
 scalar functions and order) costs on top of a bare SELECT of the relation's log rows (the
 Jinja that plans from its rows runs in dbt's process: benchmarks/plan_jinja.py):
 
@@ -58,12 +58,12 @@ where `event_date` >= cast('{NEW_DAY}' as date) and `event_date` <= cast('{NEW_D
 
 def queries() -> dict[str, str]:
     """`read`: the relation's rows as they are stored; `plan`: the read a run's plan issues
-    (operations/_log.sql: times as epoch microseconds, in replay order), whose rows Jinja
+    (state/log.sql: times as epoch microseconds, in replay order), whose rows Jinja
     then plans."""
     from tests.support.macro_harness import Harness
 
     harness = Harness()
-    harness.call("_vulcan_op_read_log", [RELATION])
+    harness.call("vulcan_log_read", [RELATION])
     (plan,) = [q for q in harness.statements if "vulcan_intervals" in q]
     return {"read": f"select * from {STATE} where relation = '{RELATION}'", "plan": plan}
 

@@ -1,6 +1,6 @@
 """The Jinja side of a run's plan at 100, 1,000 and 10,000 log rows: the read's rows as the
-result table hands them over (the stored text), parsed and ordered (operations/_log.sql,
-`_vulcan_op_read_log`), then `vulcan_plan_intervals`.
+result table hands them over (the stored text), parsed and ordered (state/log.sql,
+`vulcan_log_read`), then `vulcan_plan_intervals`.
 
     .venv/bin/python benchmarks/plan_jinja.py [--repeat 5] [--rows 100,1000,10000]
 
@@ -72,11 +72,11 @@ def main() -> None:
     from tests.support.macro_harness import FakeResult, Harness
 
     harness = Harness()
-    harness.call("_vulcan_op_read_log", [RELATION])
+    harness.call("vulcan_log_read", [RELATION])
     (read,) = harness.statements
 
     def plan(p: dict[str, Any]) -> Any:
-        rows = harness.call("_vulcan_op_read_log", [RELATION])[RELATION]
+        rows = harness.call("vulcan_log_read", [RELATION])[RELATION]
         return harness.call("vulcan_plan_intervals", rows, p)
 
     sizes = [int(n) for n in args.rows.split(",")]

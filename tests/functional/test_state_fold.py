@@ -31,9 +31,9 @@ MODEL = (
 APPEND_ONLY = """
 {% macro fold_append_only(name) %}
   {%- set key = dbt_vulcan.vulcan_relation_key(ref(name)) -%}
-  {%- set rows = dbt_vulcan._vulcan_op_read_log([key]).get(key, []) -%}
-  {%- set folded = dbt_vulcan._vulcan_op_compact({key: rows}) -%}
-  {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan._vulcan_op_values_sql(folded)) %}
+  {%- set rows = dbt_vulcan.vulcan_log_read([key]).get(key, []) -%}
+  {%- set folded = dbt_vulcan.vulcan_log_compact({key: rows}) -%}
+  {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_log_values_sql(folded)) %}
 {% endmacro %}
 """
 

@@ -226,7 +226,7 @@ def _unknown_keys(kind: str, config: Mapping[str, Any], errors: _Collector) -> N
 
 
 def closest_key(key: str, candidates: list[str]) -> str | None:
-    """The typo rule (macros/config/validate.sql computes the same): the candidate nearest to
+    """The typo rule (macros/text/repr.sql computes the same): the candidate nearest to
     `key` by edit distance (insert, delete or replace a character, or swap two adjacent ones),
     if it is at most 1, or at most 2 for a key of 8 characters or more; ties go to the first
     candidate in the given order. (dbt's own `grants`, on every node, is 2 edits from `grains`:

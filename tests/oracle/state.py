@@ -1,5 +1,5 @@
 """The oracle of the state log (macros/state/, and the log's reading, replay and compaction in
-macros/operations/_log.sql): the Python reference the Jinja is checked against, never run.
+macros/state/log.sql): the Python reference the Jinja is checked against, never run.
 
 Each log row records that a range of a relation was ``processed`` (added) or ``removed``
 (subtracted, e.g. by a restatement). Replaying rows in ``(recorded_at, seq)`` order yields

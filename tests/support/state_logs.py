@@ -1,6 +1,6 @@
 """Random state logs for the property tests of the macros that read the log (operations,
 fold): hypothesis strategies of StateRow lists, and the rows as the Jinja reads them
-(`_vulcan_op_read_log`: microseconds, in the query's order)."""
+(`vulcan_log_read`: microseconds, in the query's order)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ RECORDED = datetime(2025, 6, 1, 8, 30)
 def micros(dt: datetime) -> int:
     delta = dt - EPOCH
     return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def iv(ranges: list[tuple[datetime, datetime]]) -> list[list[int]]:
+    """Ranges of datetimes as the Jinja gives them: [start, end) in epoch microseconds."""
+    return [[micros(s), micros(e)] for s, e in ranges]
 
 
 def jinja_row(row: StateRow) -> dict[str, Any]:
@@ -42,7 +47,7 @@ def sql_order(row: StateRow) -> tuple[Any, ...]:
 
 
 def by_key(rows: list[StateRow]) -> dict[str, list[dict[str, Any]]]:
-    """What _vulcan_op_read_log returns for `rows` (the query orders them)."""
+    """What vulcan_log_read returns for `rows` (the query orders them)."""
     out: dict[str, list[dict[str, Any]]] = {}
     for row in sorted(rows, key=sql_order):
         out.setdefault(row.relation, []).append(jinja_row(row))

@@ -235,7 +235,7 @@ def test_errors_without_raising() -> None:
 def test_typo_rule(key: str, suggestion: str | None) -> None:
     candidates = sorted(oracle.ALL_VULCAN_KEYS | oracle._DBT_KEYS)
     assert closest_key(key, candidates) == suggestion
-    assert harness().call("_vulcan_cfg_closest", key, candidates) == suggestion
+    assert harness().call("vulcan_closest", key, candidates) == suggestion
     same(node({**unit_cases.GOOD, key: "x"}), TR)
 
 
@@ -271,7 +271,7 @@ def _full_osa(a: str, b: str) -> int:
 def test_edit_distance(a: str, b: str, limit: int) -> None:
     expected = min(_full_osa(a, b), limit + 1)
     assert edit_distance(a, b, limit) == expected
-    assert harness().call("_vulcan_cfg_distance", a, b, limit) == expected
+    assert harness().call("_vulcan_distance", a, b, limit) == expected
 
 
 # ------------------------------------------------------------- random configs per kind

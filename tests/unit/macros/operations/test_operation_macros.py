@@ -10,7 +10,6 @@ wording by example."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
@@ -42,7 +41,7 @@ from tests.support.state_logs import (
     RECORDED,
     T0,
     by_key,
-    jinja_row,
+    iv,
     logs,
     micros,
     states,
@@ -141,186 +140,6 @@ OTHERS = [
     {**node("seed_like", {"materialized": TR}), "resource_type": "seed"},
 ]
 KEYS = [operations.relation_key(n) for n in NODES]
-
-
-# ----------------------------------------------------------------------------- the log
-
-
-def iv(ranges: list[tuple[datetime, datetime]]) -> list[list[int]]:
-    return [[micros(s), micros(e)] for s, e in ranges]
-
-
-@settings(max_examples=150, deadline=None)
-@given(rows=logs(["s.m"], max_rows=20))
-def test_replay_equals_relation_state(rows: list[StateRow]) -> None:
-    oracle = RelationState(tuple(rows))
-    got = _H.call("_vulcan_op_summary", by_key(rows).get("s.m", []))
-    assert got["processed"] == iv(oracle.processed)
-    assert got["pending_restatements"] == iv(oracle.pending_restatements)
-    assert got["pending_full"] == oracle.pending_full_restatement
-    latest = oracle.latest
-    assert got["latest"] == (jinja_row(latest) if latest is not None else None)
-    assert got["pending_writes"] == [jinja_row(r) for r in oracle.pending_writes]
-    assert got["pending_stages"] == [jinja_row(r) for r in oracle.pending_stages]
-
-
-def test_a_restatement_processed_again_is_not_pending_after_a_later_removal() -> None:
-    """Restated, recomputed, then removed by a re-processed batch's marker: the range is
-    missing, not a pending restatement (what the fold may drop); restated again: pending."""
-    day = timedelta(days=1)
-
-    def row(seq: int, kind: str, details: str = "") -> StateRow:
-        return StateRow(
-            "s.m", T0, T0 + day, kind, "f1", "inv", RECORDED + seq * day, seq, "model.p.m", details
-        )
-
-    restate = '{"restate": true, "full": false}'
-    log = [row(0, "processed"), row(1, "removed", restate), row(2, "processed"), row(3, "removed")]
-    for rows, pending in [(log, []), ([*log, row(4, "removed", restate)], [(T0, T0 + day)])]:
-        assert RelationState(tuple(rows)).pending_restatements == pending
-        got = _H.call("_vulcan_op_summary", by_key(rows)["s.m"])
-        assert got["pending_restatements"] == iv(pending)
-        assert got["processed"] == []
-
-
-@settings(max_examples=100, deadline=None)
-@given(rows=logs(["s.b", "s.a", "s.c"], max_rows=20))
-def test_compact_equals_state_compact(rows: list[StateRow]) -> None:
-    """The compaction, and the relations it leaves as they are (a restatement or a write
-    pending)."""
-    kept: list[str] = []
-    got = _H.call("_vulcan_op_compact", by_key(rows), kept)
-    expected = compact(rows)
-    assert got == [jinja_row(r) for r in expected]
-    assert kept == kept_relations(rows)
-    assert _H.call("_vulcan_op_values_sql", got) == values_sql(expected)
-    # the fold's call (no list): the same rows
-    assert _H.call("_vulcan_op_compact", by_key(rows)) == got
-
-
-def test_values_sql_escapes() -> None:
-    row = StateRow(
-        "s.m", T0, T0 + timedelta(microseconds=5), "processed", "f'1", "i\\d", RECORDED, 3
-    )
-    got = _H.call("_vulcan_op_values_sql", [jinja_row(row), jinja_row(row)])
-    assert got == values_sql([row, row])
-
-
-def test_read_log_is_one_plain_query_and_orders_rows_for_replay() -> None:
-    """One SELECT of the stored columns (no function, no order); the times parsed from the
-    text the log stores or from the datetimes dbt's result table makes of it, a fingerprint of
-    digits back to its 16 characters, the rows in replay order: (recorded_at, seq), processed
-    before removed, then the bounds."""
-    seen: list[str] = []
-    later = T0 + timedelta(days=1)
-    result = FakeResult(
-        [
-            (
-                "s.a",
-                "m1",
-                format_ts(later),
-                format_ts(later + timedelta(days=1)),
-                "processed",
-                "0123456789abcdef",
-                "i3",
-                format_ts(RECORDED + timedelta(seconds=1)),
-                0,
-                None,
-            ),
-            (
-                "s.a",
-                "m1",
-                T0,
-                T0 + timedelta(microseconds=5),
-                "processed",
-                None,
-                "i1",
-                RECORDED,
-                Decimal(2),
-                '{"reset": true}',
-            ),
-            (
-                "s.b",
-                None,
-                "1970-01-01 00:00:00.000001",
-                "1970-01-01 00:00:00.000002",
-                "removed",
-                Decimal(123456789),
-                None,
-                "1970-01-01 00:00:00.000003",
-                None,
-                None,
-            ),
-            (
-                "s.a",
-                "m1",
-                format_ts(T0),
-                format_ts(later),
-                "removed",
-                "f",
-                "i2",
-                format_ts(RECORDED),
-                2,
-                "",
-            ),
-        ]
-    )
-
-    def run_query(sql: str) -> FakeResult:
-        seen.append(squash(sql))
-        return result
-
-    _H.context["run_query"] = run_query
-    try:
-        got = _H.call("_vulcan_op_read_log", ["s.a", "s.b"])
-        assert _H.call("_vulcan_op_read_log", []) == {}
-        _H.call("_vulcan_op_read_log")
-    finally:
-        _H.context["run_query"] = _H._run_query
-    assert len(seen) == 2
-    assert seen[0] == (
-        "select relation, model_id, interval_start, interval_end, row_type, fingerprint, "
-        "invocation_id, recorded_at, seq, details, append_id from vulcan_state.vulcan_intervals "
-        "where relation in ('s.a', 's.b')"
-    )
-    assert "where" not in seen[1]
-    assert got["s.a"][0] == {
-        "relation": "s.a",
-        "model_id": "m1",
-        "start": micros(T0),
-        "end": micros(T0) + 5,
-        "row_type": "processed",
-        "fingerprint": "",
-        "invocation_id": "i1",
-        "at": micros(RECORDED),
-        "seq": 2,
-        "details": '{"reset": true}',
-        # parquet: the append (partition) a row came from; none in these canned rows
-        "append_id": "",
-    }
-    # the same moment and seq: processed before removed; then the later row
-    assert [(r["row_type"], r["invocation_id"]) for r in got["s.a"]] == [
-        ("processed", "i1"),
-        ("removed", "i2"),
-        ("processed", "i3"),
-    ]
-    assert got["s.a"][2]["fingerprint"] == "0123456789abcdef"
-    assert got["s.a"][2]["start"] == micros(later)
-    assert got["s.b"] == [
-        {
-            "relation": "s.b",
-            "model_id": "",
-            "start": 1,
-            "end": 2,
-            "row_type": "removed",
-            "fingerprint": "0000000123456789",
-            "invocation_id": "",
-            "at": 3,
-            "seq": 0,
-            "details": "",
-            "append_id": "",
-        }
-    ]
 
 
 # ----------------------------------------------------------------------- the reports
@@ -1018,14 +837,14 @@ def test_restate_a_cascade_refused(select: str, message: str) -> None:
 def test_status_and_plan_take_graph_operators() -> None:
     """Every operation selects through _vulcan_operation_models: status and plan with `+x`
     report the model and its dbt-vulcan ancestors, in DAG order."""
-    read = _H.context["_vulcan_op_read_log"]
-    _H.context["_vulcan_op_read_log"] = lambda keys=None: {}
+    read = _H.context["vulcan_log_read"]
+    _H.context["vulcan_log_read"] = lambda keys=None: {}
     try:
         with _GraphContext(GRAPH) as ctx:
             _H.call("vulcan_status", "+monthly_src")
             _H.call("vulcan_plan", "+monthly_src", None, None, "2025-01-02")
     finally:
-        _H.context["_vulcan_op_read_log"] = read
+        _H.context["vulcan_log_read"] = read
     status, plan = ctx.printed
     assert [line for line in status.splitlines() if line.endswith("]")] == [
         "hourly_src [incremental_by_time_range]",
@@ -1272,7 +1091,7 @@ def test_a_pending_full_restatement_rebuilds_unless_forward_only(name: str) -> N
         False,
     )
     assert expected.rebuild is not forward_only
-    cfg = _H.call("_vulcan_cfg_run", n, kind)["settings"]
+    cfg = _H.call("vulcan_cfg_run", n, kind)["settings"]
     state = {
         "rows": by_key(log)[key],
         "cron": _H.call("vulcan_cron_parse", cfg["cron"]),
@@ -1371,13 +1190,11 @@ def test_compact_replaces_the_log_with_its_compaction(file_format: str, partitio
         if partitioned
         else [("relation", "string", None)]
     )
-    saved = {
-        k: _H.context[k] for k in ("vulcan_create_state_table", "_vulcan_op_read_log", "print")
-    }
+    saved = {k: _H.context[k] for k in ("vulcan_create_state_table", "vulcan_log_read", "print")}
     target = _H.context["target"]
     printed: list[str] = []
     _H.context["vulcan_create_state_table"] = lambda: ""
-    _H.context["_vulcan_op_read_log"] = lambda keys=None: read
+    _H.context["vulcan_log_read"] = lambda keys=None: read
     _H.context["print"] = printed.append
     _H.context["target"] = {**target, "state_file_format": file_format}
     try:
@@ -1437,11 +1254,11 @@ def test_compact_says_how_many_relations_it_left() -> None:
         ),
     ]:
         saved = {
-            k: _H.context[k] for k in ("vulcan_create_state_table", "_vulcan_op_read_log", "print")
+            k: _H.context[k] for k in ("vulcan_create_state_table", "vulcan_log_read", "print")
         }
         printed: list[str] = []
         _H.context["vulcan_create_state_table"] = lambda: ""
-        _H.context["_vulcan_op_read_log"] = lambda keys=None, log=log: by_key(log)
+        _H.context["vulcan_log_read"] = lambda keys=None, log=log: by_key(log)
         _H.context["print"] = printed.append
         try:
             _H.call("vulcan_compact")
@@ -1471,6 +1288,6 @@ def test_state_key_names_a_catalog_other_than_the_targets(
     node = {"database": catalog, "schema": "S", "alias": "M", "name": "m"}
     # a type: databricks relation (SparkRelation refuses a database)
     relation = SimpleNamespace(database=catalog, schema="S", identifier="M")
-    assert h.call("_vulcan_op_key", node) == expected
+    assert h.call("vulcan_node_state_key", node) == expected
     assert h.call("vulcan_relation_key", relation) == expected
     assert operations.relation_key(node, target.get("database")) == expected

@@ -179,7 +179,7 @@ KIND_ORDER = {"processed": 1, "removed": 2}
 
 
 def log_rows(rows: list[StateRow]) -> list[dict[str, Any]]:
-    """The rows as the plain read returns them (operations/_log.sql): times in epoch
+    """The rows as the plain read returns them (state/log.sql): times in epoch
     microseconds, in its order (recorded_at, seq, processed before removed, start, end)."""
     out = [
         {
@@ -398,11 +398,11 @@ class TestJinjaPlanner:
 
     def test_one_plain_read_of_the_relation_s_rows(self) -> None:
         """The plan reads the log once: the relation's stored rows (its key escaped), no
-        function and no order (operations/_log.sql parses and orders them)."""
+        function and no order (state/log.sql parses and orders them)."""
         h = harness()
         h.reset()
         key = "s.it's\\m"
-        assert h.call("_vulcan_op_read_log", [key]) == {}
+        assert h.call("vulcan_log_read", [key]) == {}
         (read,) = [q for q in h.statements if "vulcan_intervals" in q]
         assert read == (
             "select relation, model_id, interval_start, interval_end, row_type, fingerprint, "

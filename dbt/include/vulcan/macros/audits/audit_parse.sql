@@ -23,7 +23,7 @@
 
 {#- vulcan_check_extras (engine/begin.sql), in both modes: a model with audits, grains
     or grains_audit gets its audits checked before anything is written. -#}
-{% macro _vulcan_check_audits(cfg) %}
+{% macro vulcan_check_audits(cfg) %}
   {%- if cfg.audits or cfg.grains or cfg.get('grains_audit') is not none -%}
     {% do dbt_vulcan.vulcan_audits(cfg) %}
   {%- endif -%}

@@ -17,8 +17,8 @@
     A user-defined audit is a project macro `audit_<name>(relation, **args)` that returns
     the SQL of the offending rows of `relation` (the stage), e.g. audit_no_future_orders
     returning "select * from <relation> where <column> > current_date()". -#}
-{% macro _vulcan_audit_stage_relation(relation) %}
-  {{ return(dbt_vulcan._vulcan_stage_relation(relation, '__vulcan_audit')) }}
+{% macro vulcan_audit_stage_relation(relation) %}
+  {{ return(dbt_vulcan.vulcan_stage_relation(relation, '__vulcan_audit')) }}
 {% endmacro %}
 
 {% macro vulcan_audit_batch(stage, audits, sql, batch, file_format) %}
@@ -43,7 +43,7 @@
       {% do exceptions.warn(warning) %}
     {%- endfor -%}
     {%- if report.error -%}
-      {% do dbt_vulcan._vulcan_drop_audit_stage(stage, file_format) %}
+      {% do dbt_vulcan.vulcan_drop_audit_stage(stage, file_format) %}
       {{ exceptions.raise_compiler_error(report.error) }}
     {%- endif -%}
   {%- endif -%}
@@ -54,7 +54,7 @@
   {{ return('iceberg' if file_format == 'iceberg' else 'parquet') }}
 {% endmacro %}
 
-{% macro _vulcan_drop_audit_stage(stage, file_format) %}
+{% macro vulcan_drop_audit_stage(stage, file_format) %}
   {% call statement('vulcan_audit_stage_drop') -%}
     drop table if exists {{ stage }}{% if dbt_vulcan._vulcan_audit_stage_format(file_format) == 'iceberg' %} purge{% endif %}
   {%- endcall %}

@@ -9,7 +9,7 @@
     found on a recorded row takes the settings from there and does not validate. Anything else (a changed config, a new release, a log without the row) validates
     again, so a bad config is still refused before anything is written. -#}
 
-{#- {rows: the relation's log rows in replay order (operations/_log.sql), key: the relation's
+{#- {rows: the relation's log rows in replay order (state/log.sql), key: the relation's
      key in the log, parents, by_key: the upstream models it waits for and the log's rows by
      key, its own and theirs (planning/upstream.sql), waits: what it waits for (set by the
      plan), cfg: the settings,
@@ -20,7 +20,7 @@
   {%- set relation_key = dbt_vulcan.vulcan_relation_key(relation) -%}
   {#- the parents' rows in the same read (planning/upstream.sql: the intervals wait for them) -#}
   {%- set parents = dbt_vulcan.vulcan_upstream_models(node) if dbt_vulcan.vulcan_node_config(node).get('start') is not none else [] -%}
-  {%- set by_key = dbt_vulcan._vulcan_op_read_log([relation_key] + dbt_vulcan.vulcan_upstream_keys(parents)) -%}
+  {%- set by_key = dbt_vulcan.vulcan_log_read([relation_key] + dbt_vulcan.vulcan_upstream_keys(parents)) -%}
   {%- set rows = by_key.get(relation_key, []) -%}
   {%- set state = dbt_vulcan.vulcan_recorded_settings(rows, dbt_vulcan.vulcan_settings_key(node, kind)) -%}
   {%- do state.update({'parents': parents, 'by_key': by_key, 'waits': none}) -%}

@@ -18,7 +18,7 @@
     characters or more (dbt's `grants`, on every node, is 2 edits from `grains`); ties go to
     the first in sorted order. -#}
 {% macro vulcan_settings(node, kind=none) %}
-  {%- set result = dbt_vulcan._vulcan_cfg_run(node, kind) -%}
+  {%- set result = dbt_vulcan.vulcan_cfg_run(node, kind) -%}
   {%- if result.message -%}
     {{ exceptions.raise_compiler_error(result.message) }}
   {%- endif -%}
@@ -27,7 +27,7 @@
 
 {#- The problems vulcan_settings would raise, one string each ([] if none). -#}
 {% macro vulcan_settings_errors(node, kind=none) %}
-  {{ return(dbt_vulcan._vulcan_cfg_run(node, kind).errors) }}
+  {{ return(dbt_vulcan.vulcan_cfg_run(node, kind).errors) }}
 {% endmacro %}
 
 {#- A node's config as the user wrote it: a value dbt-core gives every node (a key's
@@ -75,13 +75,13 @@
 {# ------------------------------------------------------------------------------ helpers #}
 
 {#- {settings, errors, message}: message is none when there is no problem. -#}
-{% macro _vulcan_cfg_run(node, kind) %}
+{% macro vulcan_cfg_run(node, kind) %}
   {%- set config = dbt_vulcan.vulcan_node_config(node) -%}
   {%- set name = node.get('name', '?') | string -%}
   {%- set chosen = kind or (config.get('materialized', '') | string) -%}
   {%- set kinds = dbt_vulcan.vulcan_kinds() -%}
   {%- if chosen not in kinds -%}
-    {%- set message = "Model '" ~ name ~ "': materialized " ~ dbt_vulcan._vulcan_cfg_repr(chosen) ~ ' is not one of: ' ~ kinds | join(', ') -%}
+    {%- set message = "Model '" ~ name ~ "': materialized " ~ dbt_vulcan.vulcan_repr(chosen) ~ ' is not one of: ' ~ kinds | join(', ') -%}
     {{ return({'settings': none, 'errors': [message], 'message': message}) }}
   {%- endif -%}
   {%- set result = dbt_vulcan._vulcan_cfg_validate(name, chosen, config) -%}
@@ -173,7 +173,7 @@
       folder it finds -#}
   {%- set by_time = [s.time_column] if kind == 'incremental_by_time_range' and s.time_column and s.partition_by_time_column else [] -%}
   {%- if s.location_root and s.file_format == 'parquet' and (extra.partitions or by_time) -%}
-    {%- do errors.append('location_root: ' ~ dbt_vulcan._vulcan_cfg_repr(s.location_root) ~ ' with a parquet table partitioned by ' ~ dbt_vulcan._vulcan_cfg_repr(by_time + extra.partitions) ~ ": Spark keeps the files of an external table's dropped partitions and a rebuild finds them again, so rows a run removed could come back (use file_format delta or iceberg, leave location_root out, or do not partition" ~ (': partition_by_time_column: false' if by_time else '') ~ ')') -%}
+    {%- do errors.append('location_root: ' ~ dbt_vulcan.vulcan_repr(s.location_root) ~ ' with a parquet table partitioned by ' ~ dbt_vulcan.vulcan_repr(by_time + extra.partitions) ~ ": Spark keeps the files of an external table's dropped partitions and a rebuild finds them again, so rows a run removed could come back (use file_format delta or iceberg, leave location_root out, or do not partition" ~ (': partition_by_time_column: false' if by_time else '') ~ ')') -%}
   {%- endif -%}
   {%- if kind == 'incremental_by_time_range' -%}
     {%- set leading = [s.time_column] if s.time_column and s.partition_by_time_column else [] -%}
@@ -191,14 +191,14 @@
 {% macro _vulcan_cfg_clustering(kind, config, s, errors, extra) %}
   {%- set key = 'liquid_clustered_by' if s.liquid_clustered_by else ('auto_liquid_cluster' if s.auto_liquid_cluster else none) -%}
   {%- if s.liquid_clustered_by and s.auto_liquid_cluster -%}
-    {%- do errors.append('auto_liquid_cluster: true with liquid_clustered_by ' ~ dbt_vulcan._vulcan_cfg_repr(s.liquid_clustered_by) ~ ': set one (liquid_clustered_by names the columns, auto_liquid_cluster lets Databricks choose them)') -%}
+    {%- do errors.append('auto_liquid_cluster: true with liquid_clustered_by ' ~ dbt_vulcan.vulcan_repr(s.liquid_clustered_by) ~ ': set one (liquid_clustered_by names the columns, auto_liquid_cluster lets Databricks choose them)') -%}
   {%- endif -%}
   {%- for name in [key, 'zorder'] if name and s[name] and s.file_format != 'delta' -%}
-    {%- do errors.append(name ~ ': a Delta feature, and file_format is ' ~ dbt_vulcan._vulcan_cfg_repr(s.file_format) ~ ' (set file_format: delta, or remove ' ~ name ~ ')') -%}
+    {%- do errors.append(name ~ ': a Delta feature, and file_format is ' ~ dbt_vulcan.vulcan_repr(s.file_format) ~ ' (set file_format: delta, or remove ' ~ name ~ ')') -%}
   {%- endfor -%}
   {%- if key and extra.partitions -%}
     {%- set why = ', which incremental_by_partition needs (it replaces whole partitions): cluster a model of another kind' if kind == 'incremental_by_partition' else ': remove one of the two' -%}
-    {%- do errors.append(key ~ ': Delta clusters a table or partitions it, not both, and partition_by is ' ~ dbt_vulcan._vulcan_cfg_repr(extra.partitions) ~ why) -%}
+    {%- do errors.append(key ~ ': Delta clusters a table or partitions it, not both, and partition_by is ' ~ dbt_vulcan.vulcan_repr(extra.partitions) ~ why) -%}
   {%- endif -%}
   {%- if key and kind == 'incremental_by_time_range' -%}
     {%- if config.get('partition_by_time_column') is not none and s.partition_by_time_column -%}
@@ -207,7 +207,7 @@
     {%- do s.update({'partition_by_time_column': false}) -%}
   {%- endif -%}
   {%- if key and s.zorder -%}
-    {%- do errors.append('zorder: ' ~ dbt_vulcan._vulcan_cfg_repr(s.zorder) ~ ' with ' ~ key ~ ": Delta's OPTIMIZE does not Z-order a clustered table (remove zorder: clustering orders the data)") -%}
+    {%- do errors.append('zorder: ' ~ dbt_vulcan.vulcan_repr(s.zorder) ~ ' with ' ~ key ~ ": Delta's OPTIMIZE does not Z-order a clustered table (remove zorder: clustering orders the data)") -%}
   {%- endif -%}
 {% endmacro %}
 
@@ -231,15 +231,15 @@
     {%- endif -%}
   {%- elif check in ('time', 'end_time') -%}
     {%- if value is not none -%}
-      {%- set parsed = dbt_vulcan._vulcan_cfg_parse_time(value, name, check == 'end_time') -%}
+      {%- set parsed = dbt_vulcan.vulcan_cfg_parse_time(value, name, check == 'end_time') -%}
       {%- if parsed.error -%}
         {%- do errors.append(dbt_vulcan._vulcan_cfg_prefixed(name, parsed.error)) -%}
       {%- else -%}
-        {%- do s.update({name: dbt_vulcan._vulcan_format_ts(parsed.time)}) -%}
+        {%- do s.update({name: dbt_vulcan.vulcan_format_ts(parsed.time)}) -%}
       {%- endif -%}
     {%- endif -%}
-    {%- if check == 'end_time' and value is not none and s.start and s.end and dbt_vulcan._vulcan_ts(s.start) >= dbt_vulcan._vulcan_ts(s.end) -%}
-      {%- do errors.append('start: ' ~ dbt_vulcan._vulcan_cfg_repr(config.get('start')) ~ ' is not before end ' ~ dbt_vulcan._vulcan_cfg_repr(value)) -%}
+    {%- if check == 'end_time' and value is not none and s.start and s.end and dbt_vulcan.vulcan_parse_ts(s.start) >= dbt_vulcan.vulcan_parse_ts(s.end) -%}
+      {%- do errors.append('start: ' ~ dbt_vulcan.vulcan_repr(config.get('start')) ~ ' is not before end ' ~ dbt_vulcan.vulcan_repr(value)) -%}
     {%- endif -%}
   {%- elif check == 'time_column' -%}
     {%- if value is not none -%}
@@ -261,7 +261,7 @@
       {%- set ns.value = config.get(key) -%}
     {%- endfor -%}
     {%- if ns.value is not none and not dbt_vulcan._vulcan_cfg_is_list(ns.value, true) -%}
-      {%- do errors.append(name ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(ns.value) ~ ' is not a list of audits') -%}
+      {%- do errors.append(name ~ ': ' ~ dbt_vulcan.vulcan_repr(ns.value) ~ ' is not a list of audits') -%}
     {%- else -%}
       {%- do s.update({name: (ns.value or []) | list}) -%}
     {%- endif -%}
@@ -276,7 +276,7 @@
 {% macro _vulcan_cfg_value(row, kind, value) %}
   {%- set name = row.name -%}
   {%- set check = row.check -%}
-  {%- set shown = dbt_vulcan._vulcan_cfg_repr(value) -%}
+  {%- set shown = dbt_vulcan.vulcan_repr(value) -%}
   {%- if check == 'bool' -%}
     {%- if value is boolean -%}
       {{ return({'value': value, 'errors': []}) }}
@@ -343,18 +343,18 @@
       {%- do errors.append(name ~ ': ' ~ shown ~ " is not a string or a list of 'WHEN MATCHED [AND ...] THEN UPDATE SET ... | DELETE' clauses") -%}
     {%- endif -%}
     {%- for clause in clauses if not clause.strip().lower().startswith('when matched') -%}
-      {%- do errors.append(name ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(clause) ~ " does not start with 'WHEN MATCHED'") -%}
+      {%- do errors.append(name ~ ': ' ~ dbt_vulcan.vulcan_repr(clause) ~ " does not start with 'WHEN MATCHED'") -%}
     {%- endfor -%}
     {{ return({'value': clauses, 'errors': errors}) }}
   {%- endif -%}
-  {{ exceptions.raise_compiler_error('config_keys.sql: key ' ~ name ~ ' has an unknown check ' ~ dbt_vulcan._vulcan_cfg_repr(check)) }}
+  {{ exceptions.raise_compiler_error('config_keys.sql: key ' ~ name ~ ' has an unknown check ' ~ dbt_vulcan.vulcan_repr(check)) }}
 {% endmacro %}
 
 {#- {value, errors}: Unity Catalog tags (`databricks_tags` of a model or of a column, `name` the
     key shown): a mapping of tag names to values, as dbt-databricks reads them, the names and
     values as text (a value left empty is ''). -#}
 {% macro vulcan_tags_value(name, value) %}
-  {%- set bad = name ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(value) ~ " is not a mapping of tag names to values (e.g. {'team': 'finance'})" -%}
+  {%- set bad = name ~ ': ' ~ dbt_vulcan.vulcan_repr(value) ~ " is not a mapping of tag names to values (e.g. {'team': 'finance'})" -%}
   {%- if value is not mapping -%}{{ return({'value': {}, 'errors': [bad]}) }}{%- endif -%}
   {%- set tags = {} -%}
   {%- for tag, text in value.items() -%}
@@ -375,7 +375,7 @@
     {%- for item in value if item.strip() -%}{%- do names.append(item) -%}{%- endfor -%}
     {{ return({'value': names, 'errors': []}) }}
   {%- endif -%}
-  {{ return({'value': [], 'errors': [name ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(value) ~ ' is not a column name or a list of column names']}) }}
+  {{ return({'value': [], 'errors': [name ~ ': ' ~ dbt_vulcan.vulcan_repr(value) ~ ' is not a column name or a list of column names']}) }}
 {% endmacro %}
 
 {#- The extra partition columns, from the alias (`partitioned_by`, Vulcan's name) or dbt's
@@ -392,7 +392,7 @@
     {%- set first = given[names[0]] -%}
     {%- set second = given[names[1]] -%}
     {%- if first and second and first | map('lower') | list != second | map('lower') | list -%}
-      {%- do errors.append(names[0] ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(config[names[0]]) ~ ' differs from ' ~ names[1] ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(config[names[1]]) ~ '; ' ~ names[0] ~ " is an alias of dbt's " ~ names[1] ~ ': set one of them (or both to the same columns)') -%}
+      {%- do errors.append(names[0] ~ ': ' ~ dbt_vulcan.vulcan_repr(config[names[0]]) ~ ' differs from ' ~ names[1] ~ ': ' ~ dbt_vulcan.vulcan_repr(config[names[1]]) ~ '; ' ~ names[0] ~ " is an alias of dbt's " ~ names[1] ~ ': set one of them (or both to the same columns)') -%}
     {%- endif -%}
   {%- endif -%}
   {%- for key in names if key in given -%}
@@ -416,7 +416,7 @@
       {%- if owners -%}
         {%- do errors.append(key ~ ': not an option of ' ~ kind ~ ' (it belongs to ' ~ owners | join(', ') ~ '); allowed here: ' ~ allowed | unique(case_sensitive=true) | sort(case_sensitive=true) | join(', ')) -%}
       {%- else -%}
-        {%- set close = dbt_vulcan._vulcan_cfg_closest(key, candidates) -%}
+        {%- set close = dbt_vulcan.vulcan_closest(key, candidates) -%}
         {%- if close is not none -%}
           {%- do errors.append(key ~ ': unknown config key; did you mean `' ~ close ~ '`?') -%}
         {%- endif -%}
@@ -424,43 +424,6 @@
     {%- endif -%}
   {%- endfor -%}
   {{ return(errors) }}
-{% endmacro %}
-
-{% macro _vulcan_cfg_closest(key, candidates) %}
-  {%- set limit = 2 if key | length >= 8 else 1 -%}
-  {%- set ns = namespace(best=none, distance=limit + 1) -%}
-  {#- a candidate whose length differs by more than the limit is never close: skipped here,
-      without a macro call (most of dbt's own keys, on every run) -#}
-  {%- for candidate in candidates if candidate != key and (candidate | length - key | length) | abs <= limit -%}
-    {%- set distance = dbt_vulcan._vulcan_cfg_distance(key, candidate, limit) -%}
-    {%- if distance < ns.distance -%}
-      {%- set ns.best = candidate -%}
-      {%- set ns.distance = distance -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {{ return(ns.best) }}
-{% endmacro %}
-
-{#- Optimal string alignment distance (insert, delete, replace, swap two adjacent
-    characters), or limit + 1 as soon as it must exceed `limit`: a row's minimum never
-    decreases, so the table stops at the first row above the limit. -#}
-{% macro _vulcan_cfg_distance(a, b, limit) %}
-  {%- if (a | length - b | length) | abs > limit -%}{{ return(limit + 1) }}{%- endif -%}
-  {%- set ns = namespace(before=[], previous=range(b | length + 1) | list) -%}
-  {%- for i in range(1, a | length + 1) -%}
-    {%- set row = [i] -%}
-    {%- for j in range(1, b | length + 1) -%}
-      {%- set best = [ns.previous[j] + 1, row[j - 1] + 1, ns.previous[j - 1] + (0 if a[i - 1] == b[j - 1] else 1)] | min -%}
-      {%- if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1] -%}
-        {%- set best = [best, ns.before[j - 2] + 1] | min -%}
-      {%- endif -%}
-      {%- do row.append(best) -%}
-    {%- endfor -%}
-    {%- if row | min > limit -%}{{ return(limit + 1) }}{%- endif -%}
-    {%- set ns.before = ns.previous -%}
-    {%- set ns.previous = row -%}
-  {%- endfor -%}
-  {{ return([ns.previous[-1], limit + 1] | min) }}
 {% endmacro %}
 
 {#- {column, format, error}: `time_column` is a name, [name, format] or {column:, format:}. -#}
@@ -473,7 +436,7 @@
     {%- set fmt = value.get('format') -%}
     {{ return({'column': value.get('column'), 'format': fmt if fmt is string else none, 'error': none}) }}
   {%- endif -%}
-  {{ return({'column': none, 'format': none, 'error': 'time_column: ' ~ dbt_vulcan._vulcan_cfg_repr(value) ~ ' is not a column name, [column, format] or {column: ..., format: ...}'}) }}
+  {{ return({'column': none, 'format': none, 'error': 'time_column: ' ~ dbt_vulcan.vulcan_repr(value) ~ ' is not a column name, [column, format] or {column: ..., format: ...}'}) }}
 {% endmacro %}
 
 {#- The problem of a time column's format (timemacros.py's to_python_format), or none: a
@@ -496,7 +459,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if ns.bad -%}
-    {{ return('format: ' ~ dbt_vulcan._vulcan_cfg_repr(fmt) ~ " is not a supported time format; use Python strftime directives (e.g. '%Y-%m-%d') or Spark patterns built from: " ~ patterns | join(', ')) }}
+    {{ return('format: ' ~ dbt_vulcan.vulcan_repr(fmt) ~ " is not a supported time format; use Python strftime directives (e.g. '%Y-%m-%d') or Spark patterns built from: " ~ patterns | join(', ')) }}
   {%- endif -%}
   {{ return(none) }}
 {% endmacro %}
@@ -528,7 +491,7 @@
     {%- if unit.error -%}{{ return({'error': unit.error}) }}{%- endif -%}
     {%- set finest = units.index(ticks.unit) -%}
     {%- if not allow_partials and units.index(unit.unit) > finest -%}
-      {{ return({'error': 'interval_unit: ' ~ dbt_vulcan._vulcan_cfg_repr(unit.unit) ~ ' is coarser than the cron ' ~ dbt_vulcan._vulcan_cfg_repr(normalized) ~ ' (which runs every ' ~ ticks.unit ~ '); allowed: ' ~ units[:finest + 1] | join(', ') ~ ', or set allow_partials true'}) }}
+      {{ return({'error': 'interval_unit: ' ~ dbt_vulcan.vulcan_repr(unit.unit) ~ ' is coarser than the cron ' ~ dbt_vulcan.vulcan_repr(normalized) ~ ' (which runs every ' ~ ticks.unit ~ '); allowed: ' ~ units[:finest + 1] | join(', ') ~ ', or set allow_partials true'}) }}
     {%- endif -%}
   {%- endif -%}
   {%- if week_start is not none -%}
@@ -546,7 +509,7 @@
   {%- if value is string and value.strip().lower() in units -%}
     {{ return({'unit': value.strip().lower(), 'error': none}) }}
   {%- endif -%}
-  {{ return({'unit': none, 'error': 'interval_unit: ' ~ dbt_vulcan._vulcan_cfg_repr(value) ~ ' is not one of: ' ~ units | join(', ')}) }}
+  {{ return({'unit': none, 'error': 'interval_unit: ' ~ dbt_vulcan.vulcan_repr(value) ~ ' is not one of: ' ~ units | join(', ')}) }}
 {% endmacro %}
 
 {#- {day, error}: monday..sunday, mon..sun (any case) or 0..6, 0 being monday. -#}
@@ -563,18 +526,18 @@
       {{ return({'day': days.index(day), 'error': none}) }}
     {%- endfor -%}
   {%- endif -%}
-  {{ return({'day': none, 'error': 'week_start: ' ~ dbt_vulcan._vulcan_cfg_repr(value) ~ ' is not one of: ' ~ days | join(', ') ~ ' (or 0..6 with 0=monday)'}) }}
+  {{ return({'day': none, 'error': 'week_start: ' ~ dbt_vulcan.vulcan_repr(value) ~ ' is not one of: ' ~ days | join(', ') ~ ' (or 0..6 with 0=monday)'}) }}
 {% endmacro %}
 
 {#- {time, error} as timeutil.py's parse_time (or parse_end when `is_end`: a date-only end
     includes its whole day): a date 'YYYY-MM-DD', a timestamp 'YYYY-MM-DD HH:MM[:SS[.f]]'
     (or 'T'; optional 'Z' or +-HH:MM offset), a date or datetime, or integer epoch seconds
     (milliseconds above 10**11); times lie between 1900-01-01 and 3000-01-01 (UTC). -#}
-{% macro _vulcan_cfg_parse_time(value, key, is_end=false) %}
+{% macro vulcan_cfg_parse_time(value, key, is_end=false) %}
   {%- set dt = modules.datetime -%}
   {%- set low = dt.datetime(1900, 1, 1) -%}
   {%- set high = dt.datetime(3000, 1, 1) -%}
-  {%- set shown = dbt_vulcan._vulcan_cfg_repr(value) -%}
+  {%- set shown = dbt_vulcan.vulcan_repr(value) -%}
   {%- set bad = key ~ ': ' ~ shown ~ " is not a valid time; expected a date 'YYYY-MM-DD', a timestamp 'YYYY-MM-DD HH:MM[:SS[.ffffff]]' (or with 'T'; optional 'Z' or '+HH:MM' offset), a date/datetime object, or integer epoch seconds (milliseconds if > 10**11)" -%}
   {%- set out_of_range = key ~ ': ' ~ shown ~ ' is out of range; times must lie between 1900-01-01 and 3000-01-01' -%}
   {%- set date_only = false -%}
@@ -631,9 +594,6 @@
   {%- endif -%}
   {{ return({'time': parsed, 'error': none}) }}
 {% endmacro %}
-
-{#- Python's repr of a value, as the messages show it. -#}
-{% macro _vulcan_cfg_repr(value) %}{{ return('%r' | format(value)) }}{% endmacro %}
 
 {#- A problem as config.py's collector records it: prefixed with the key unless it names it. -#}
 {% macro _vulcan_cfg_prefixed(key, text) %}{{ return(text if key in text else key ~ ': ' ~ text) }}{% endmacro %}

@@ -72,11 +72,11 @@
   {%- if model.language == 'python' -%}
     {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': Python models need the `vulcan` adapter (type: vulcan) in this release; the dbt_vulcan package on type: " ~ adapter.type() ~ " runs every kind as SQL (see README, \"Install as a dbt package\"). Nothing was run.") }}
   {%- endif -%}
-  {% do dbt_vulcan._vulcan_check_audits(cfg) %}
+  {% do dbt_vulcan.vulcan_check_audits(cfg) %}
 {% endmacro %}
 
 {% macro vulcan__vulcan_check_extras(cfg) %}
-  {% do dbt_vulcan._vulcan_check_audits(cfg) %}
+  {% do dbt_vulcan.vulcan_check_audits(cfg) %}
 {% endmacro %}
 
 {#- The layout a run writes into, recorded with every processed row (run_batches) and compared

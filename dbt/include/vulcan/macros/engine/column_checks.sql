@@ -7,7 +7,7 @@
 {#- {'time_type': ..., 'problem': none} or {'time_type': none, 'problem': '...'} -#}
 {% macro vulcan_time_column_type(cfg, columns) %}
   {%- set column = cfg.time_column -%}
-  {%- set r = dbt_vulcan._vulcan_cfg_repr -%}
+  {%- set r = dbt_vulcan.vulcan_repr -%}
   {%- set hint = 'time_data_type: int, bigint or epoch (epoch seconds) or epoch_millis (epoch milliseconds)' -%}
   {%- set ns = namespace(dtype=none) -%}
   {%- for c in columns if ns.dtype is none and (c.name | lower) == (column | lower) -%}
@@ -53,7 +53,7 @@
     {%- set lowered = names | map('lower') | list -%}
     {%- set skip = (cfg.time_column | lower) if cfg.kind == 'incremental_by_time_range' and cfg.time_column else none -%}
     {%- for column in cfg.partition_cols or [] if (column | lower) not in lowered and (column | lower) != skip -%}
-      {%- do problems.append(key ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(column) ~ " is not a column of the model's query, so a new table cannot be partitioned by it; its columns are: " ~ names | join(', ')) -%}
+      {%- do problems.append(key ~ ': ' ~ dbt_vulcan.vulcan_repr(column) ~ " is not a column of the model's query, so a new table cannot be partitioned by it; its columns are: " ~ names | join(', ')) -%}
     {%- endfor -%}
     {#- Spark refuses a table whose every column is a partition column -#}
     {%- set partitions = (cfg.partition_cols or []) | map('lower') | list -%}
@@ -74,19 +74,19 @@
     Refused (tests/oracle/engine.py's grain_problems). -#}
 {% macro vulcan_time_grain_problems(cfg, time_type) %}
   {%- set finer = ['five_minute', 'quarter_hour', 'half_hour', 'hour'] -%}
-  {%- set py_format = dbt_vulcan._vulcan_strftime_format(cfg.time_format) -%}
+  {%- set py_format = dbt_vulcan.vulcan_strftime_format(cfg.time_format) -%}
   {%- set with_time = dbt_vulcan.vulcan_format_has_time(py_format) -%}
   {#- a text format with a time of day that does not sort as text is compared parsed, which
       Delta's REPLACE WHERE cannot take -#}
   {%- if cfg.kind == 'incremental_by_time_range' and time_type == 'string' and with_time and cfg.file_format == 'delta' and not dbt_vulcan.vulcan_format_sorts_as_text(py_format) -%}
-    {{ return(['time_column: format ' ~ dbt_vulcan._vulcan_cfg_repr(cfg.time_format) ~ ' does not sort as text, so a range of it is compared as parsed times, which a Delta REPLACE WHERE cannot take. Use a format that sorts as text (year, month, day, hour, ... in that order, e.g. \'yyyy-MM-dd HH:mm\'), or file_format parquet or iceberg']) }}
+    {{ return(['time_column: format ' ~ dbt_vulcan.vulcan_repr(cfg.time_format) ~ ' does not sort as text, so a range of it is compared as parsed times, which a Delta REPLACE WHERE cannot take. Use a format that sorts as text (year, month, day, hour, ... in that order, e.g. \'yyyy-MM-dd HH:mm\'), or file_format parquet or iceberg']) }}
   {%- endif -%}
   {%- if cfg.kind != 'incremental_by_time_range' or cfg.interval_unit not in finer or time_type not in ('date', 'string') -%}
     {{ return([]) }}
   {%- endif -%}
   {%- if time_type == 'string' and with_time -%}{{ return([]) }}{%- endif -%}
-  {%- set held = 'type date' if time_type == 'date' else 'format ' ~ dbt_vulcan._vulcan_cfg_repr(cfg.time_format) -%}
-  {{ return(['time_column: ' ~ dbt_vulcan._vulcan_cfg_repr(cfg.time_column) ~ ' holds days (' ~ held ~ ') but the interval unit is ' ~ cfg.interval_unit ~ ' (cron ' ~ dbt_vulcan._vulcan_cfg_repr(cfg.cron) ~ '): each batch would replace whole days while recording only its ' ~ cfg.interval_unit ~ ' intervals. Use a timestamp time column (or a string format with the hour), or a daily schedule (cron: "@daily" or interval_unit: day)']) }}
+  {%- set held = 'type date' if time_type == 'date' else 'format ' ~ dbt_vulcan.vulcan_repr(cfg.time_format) -%}
+  {{ return(['time_column: ' ~ dbt_vulcan.vulcan_repr(cfg.time_column) ~ ' holds days (' ~ held ~ ') but the interval unit is ' ~ cfg.interval_unit ~ ' (cron ' ~ dbt_vulcan.vulcan_repr(cfg.cron) ~ '): each batch would replace whole days while recording only its ' ~ cfg.interval_unit ~ ' intervals. Use a timestamp time column (or a string format with the hour), or a daily schedule (cron: "@daily" or interval_unit: day)']) }}
 {% endmacro %}
 
 {% macro vulcan_config_message(cfg, problems) %}

@@ -5,7 +5,7 @@
     Spark's clear "cannot resolve" error, never a shifted value.
 
     The table's columns: vulcan_run_table_columns. -#}
-{% macro _vulcan_in_table_order(args) %}
+{% macro vulcan_in_table_order(args) %}
   {%- set quoted = [] -%}
   {%- for name in dbt_vulcan.vulcan_run_table_columns(args) -%}{%- do quoted.append(dbt_vulcan.vulcan_quote_identifier(name)) -%}{%- endfor -%}
   {{ return('select ' ~ quoted | join(', ') ~ ' from (\n' ~ args.sql ~ '\n) as vulcan_by_name') }}

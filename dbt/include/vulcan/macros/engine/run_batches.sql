@@ -33,7 +33,7 @@
   {%- endif -%}
   {%- set first_details = tojson(recorded_details) -%}
   {%- set run_batches = [] if flags.EMPTY else plan.batches -%}
-  {%- set stage = dbt_vulcan._vulcan_audit_stage_relation(relation) -%}
+  {%- set stage = dbt_vulcan.vulcan_audit_stage_relation(relation) -%}
   {%- set audits = dbt_vulcan.vulcan_audits(cfg) if run_batches and (cfg.audits or cfg.grains) else [] -%}
   {%- set per_run = {} -%}
   {%- for batch in run_batches -%}
@@ -79,7 +79,7 @@
     {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(relation, recorded, 'processed', plan.fingerprint, row_details)) %}
     {%- if marked -%}{% do dbt_vulcan.vulcan_write_recorded(relation, cfg) %}{%- endif -%}
     {%- if audits -%}
-      {% do dbt_vulcan._vulcan_drop_audit_stage(stage, cfg.file_format) %}
+      {% do dbt_vulcan.vulcan_drop_audit_stage(stage, cfg.file_format) %}
     {%- endif -%}
     {% do dbt_vulcan._vulcan_log_batch(relation, batch, action, started) %}
     {% do dbt_vulcan.vulcan_python_release() %}

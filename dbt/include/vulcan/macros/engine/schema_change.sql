@@ -38,12 +38,12 @@
 {% endmacro %}
 
 {% macro _vulcan_rewrite_to_schema(relation, select_list, cfg, plan) %}
-  {%- set stage = dbt_vulcan._vulcan_stage_relation(relation) -%}
+  {%- set stage = dbt_vulcan.vulcan_stage_relation(relation) -%}
   {% do dbt_vulcan.vulcan_stage_intent(relation, stage, cfg, plan) %}
   {%- set delta_or_iceberg = cfg.file_format in ('delta', 'iceberg') -%}
-  {% do dbt_vulcan._vulcan_stage_create(stage, 'select ' ~ select_list ~ ' from ' ~ relation, cfg.file_format if delta_or_iceberg else 'parquet', replay='rebuild') %}
+  {% do dbt_vulcan.vulcan_stage_create(stage, 'select ' ~ select_list ~ ' from ' ~ relation, cfg.file_format if delta_or_iceberg else 'parquet', replay='rebuild') %}
   {% do dbt_vulcan._vulcan_rebuild_from_stage(relation, stage, cfg) %}
-  {% do dbt_vulcan._vulcan_stage_drop(stage) %}
+  {% do dbt_vulcan.vulcan_stage_drop(stage) %}
 {% endmacro %}
 
 {#- The table recreated with the stage's schema and filled with its rows (also the replay of

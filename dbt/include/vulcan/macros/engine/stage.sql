@@ -20,18 +20,18 @@
     kind on every format) and a model with audits (a stage per batch) look every run. Every
     other kind stages only for a schema change's rewrite: before creating that stage, the run
     records a `staging` row naming it (vulcan_stage_intent), and later runs look only while
-    one is pending (no `processed` or `abandoned` row after it, operations/_log.sql). They
+    one is pending (no `processed` or `abandoned` row after it, state/log.sql). They
     replay only the stages the pending rows name and drop any other stage found. A steady run
     of those kinds reads no listing. -#}
 
-{% macro _vulcan_stage_relation(relation, suffix='__vulcan_stage') %}
+{% macro vulcan_stage_relation(relation, suffix='__vulcan_stage') %}
   {%- set run = invocation_id | replace('-', '') -%}
   {{ return(relation.incorporate(path={'identifier': relation.identifier ~ suffix ~ '_' ~ run[:12]}, type='table')) }}
 {% endmacro %}
 
 {#- `replay`: how to swap the stage in again after a crash ('overwrite' or 'rebuild'), or none
     when the stage does not hold the table's new content. -#}
-{% macro _vulcan_stage_create(stage, sql, file_format='parquet', replay=none) %}
+{% macro vulcan_stage_create(stage, sql, file_format='parquet', replay=none) %}
   {% call statement('vulcan_stage') -%}
     create table {{ stage }} using {{ file_format }}
     {%- if replay %} tblproperties ('vulcan.replay' = '{{ replay }}'){% endif %} as
@@ -39,13 +39,13 @@
   {%- endcall %}
 {% endmacro %}
 
-{% macro _vulcan_stage_mark(stage, replay) %}
+{% macro vulcan_stage_mark(stage, replay) %}
   {% call statement('vulcan_stage_mark') -%}
     alter table {{ stage }} set tblproperties ('vulcan.replay' = '{{ replay }}')
   {%- endcall %}
 {% endmacro %}
 
-{% macro _vulcan_stage_drop(stage) %}
+{% macro vulcan_stage_drop(stage) %}
   {% call statement('vulcan_stage_drop') %}drop table if exists {{ stage }}{% endcall %}
 {% endmacro %}
 
@@ -76,8 +76,8 @@
 {% macro vulcan_pending_stages(rows) %}
   {%- if not (rows | selectattr('row_type', 'equalto', 'staging') | list) -%}{{ return([]) }}{%- endif -%}
   {%- set named = [] -%}
-  {%- for row in dbt_vulcan._vulcan_op_summary(rows).pending_stages -%}
-    {%- do named.append((dbt_vulcan._vulcan_op_details(row).get('stage') or '') | lower) -%}
+  {%- for row in dbt_vulcan.vulcan_log_summary(rows).pending_stages -%}
+    {%- do named.append((dbt_vulcan.vulcan_log_details(row).get('stage') or '') | lower) -%}
   {%- endfor -%}
   {{ return(named) }}
 {% endmacro %}
@@ -85,23 +85,23 @@
 {#- Replace the rows of `args.relation` (all of them, or with dynamic partition overwrite the
     partitions the rows fall in) by `sql`, plus `add_sql`'s rows when given, through a parquet
     stage. `args`: a write strategy's (engine/run_batches.sql). -#}
-{% macro _vulcan_overwrite_from_stage(args, sql, add_sql=none) %}
+{% macro vulcan_overwrite_from_stage(args, sql, add_sql=none) %}
   {%- set relation = args.relation -%}
-  {%- set stage = dbt_vulcan._vulcan_stage_relation(relation) -%}
+  {%- set stage = dbt_vulcan.vulcan_stage_relation(relation) -%}
   {% do dbt_vulcan.vulcan_stage_intent(relation, stage, args.cfg, args.plan) %}
-  {% do dbt_vulcan._vulcan_stage_create(stage, sql, replay=none if add_sql is not none else 'overwrite') %}
+  {% do dbt_vulcan.vulcan_stage_create(stage, sql, replay=none if add_sql is not none else 'overwrite') %}
   {%- if add_sql is not none -%}
     {% call statement('vulcan_stage_add') -%}
       insert into {{ stage }} by name
       {{ add_sql }}
     {%- endcall %}
-    {% do dbt_vulcan._vulcan_stage_mark(stage, 'overwrite') %}
+    {% do dbt_vulcan.vulcan_stage_mark(stage, 'overwrite') %}
   {%- endif -%}
-  {% do dbt_vulcan._vulcan_swap_in_stage(relation, stage) %}
-  {% do dbt_vulcan._vulcan_stage_drop(stage) %}
+  {% do dbt_vulcan.vulcan_swap_in_stage(relation, stage) %}
+  {% do dbt_vulcan.vulcan_stage_drop(stage) %}
 {% endmacro %}
 
-{% macro _vulcan_swap_in_stage(relation, stage) %}
+{% macro vulcan_swap_in_stage(relation, stage) %}
   {% call statement('main') -%}
     insert overwrite table {{ relation }} by name select * from {{ stage }}
   {%- endcall %}

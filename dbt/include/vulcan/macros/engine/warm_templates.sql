@@ -26,15 +26,15 @@
     package. A name missing here costs only time: the macro compiles where it is called. -#}
 {% macro vulcan_run_path_macros() %}
   {%- set names -%}
-["_vulcan_audit_stage_relation", "_vulcan_cfg_parse_time", "_vulcan_cfg_repr",
-"_vulcan_check_audits", "_vulcan_contract_order", "_vulcan_cron_month_days",
-"_vulcan_cron_time", "_vulcan_filter_literal", "_vulcan_format_ts", "_vulcan_log_batch",
-"_vulcan_micros", "_vulcan_op_add", "_vulcan_op_cut", "_vulcan_op_details", "_vulcan_op_merge",
-"_vulcan_op_read_log", "_vulcan_op_summary", "_vulcan_plan_bounds", "_vulcan_plan_datetime",
+["vulcan_audit_stage_relation", "vulcan_cfg_parse_time", "vulcan_repr",
+"vulcan_check_audits", "_vulcan_contract_order", "_vulcan_cron_month_days",
+"_vulcan_cron_time", "_vulcan_filter_literal", "vulcan_format_ts", "_vulcan_log_batch",
+"vulcan_micros", "vulcan_ranges_add", "vulcan_ranges_cut", "vulcan_log_details", "vulcan_ranges_merge",
+"vulcan_log_read", "vulcan_log_summary", "_vulcan_plan_bounds", "_vulcan_plan_datetime",
 "_vulcan_plan_end_us", "_vulcan_plan_hold_back", "_vulcan_plan_index", "_vulcan_plan_int",
 "_vulcan_plan_k", "_vulcan_plan_micros", "_vulcan_plan_start_of", "_vulcan_plan_start_us",
-"_vulcan_plan_time", "_vulcan_point_tokens", "_vulcan_range_label", "_vulcan_stage_relation",
-"_vulcan_state_row", "_vulcan_strftime_format", "_vulcan_summary", "_vulcan_ts",
+"_vulcan_plan_time", "_vulcan_point_tokens", "_vulcan_range_label", "vulcan_stage_relation",
+"_vulcan_state_row", "vulcan_strftime_format", "_vulcan_summary", "vulcan_parse_ts",
 "_vulcan_unit_add", "_vulcan_unit_floor", "_vulcan_unit_geometry",
 "default__vulcan_check_extras", "default__vulcan_python_release", "vulcan_adopt_existing",
 "vulcan_all_time", "vulcan_batch_query", "vulcan_begin", "vulcan_check_extras",

@@ -3,7 +3,7 @@
     in the state log: before the write, a `writing` row over its interval carries a mark of the
     table as it was; after it, the `processed` row settles it (engine/run_batches.sql). A crash
     or a failed append between the two leaves the `writing` row pending
-    (operations/_log.sql, _vulcan_op_summary). The model's next run settles it before planning,
+    (state/log.sql, vulcan_log_summary). The model's next run settles it before planning,
     from the table itself (vulcan_settle_writes, called by engine/begin.sql): the write
     committed -> `processed` is recorded and the run does not apply it again; it did not ->
     `abandoned`, and the interval is due again. One append settles every pending write; a run
@@ -23,19 +23,19 @@
 
 {% macro vulcan_write_mark(relation, cfg) %}
   {%- set check = dbt_vulcan.vulcan_strategy_macro('write_check', cfg.file_format) -%}
-  {{ return(check({'relation': relation, 'action': 'mark', 'stage': dbt_vulcan._vulcan_stage_relation(relation)})) }}
+  {{ return(check({'relation': relation, 'action': 'mark', 'stage': dbt_vulcan.vulcan_stage_relation(relation)})) }}
 {% endmacro %}
 
 {% macro vulcan_write_recorded(relation, cfg) %}
   {%- set check = dbt_vulcan.vulcan_strategy_macro('write_check', cfg.file_format) -%}
-  {% do check({'relation': relation, 'action': 'recorded', 'stage': dbt_vulcan._vulcan_stage_relation(relation)}) %}
+  {% do check({'relation': relation, 'action': 'recorded', 'stage': dbt_vulcan.vulcan_stage_relation(relation)}) %}
 {% endmacro %}
 
 {#- Settles the pending writes of `rows` (the relation's log as read, in replay order; the
     settling rows are appended to it too, so the plan made from it sees them). -#}
 {% macro vulcan_settle_writes(relation, cfg, rows, replayed) %}
   {%- if not (rows | selectattr('row_type', 'equalto', 'writing') | list) -%}{{ return(none) }}{%- endif -%}
-  {%- set pending = dbt_vulcan._vulcan_op_summary(rows).pending_writes -%}
+  {%- set pending = dbt_vulcan.vulcan_log_summary(rows).pending_writes -%}
   {%- if pending -%}
     {% do dbt_vulcan._vulcan_settle_pending(relation, cfg, rows, pending, replayed) %}
   {%- endif -%}
@@ -45,26 +45,26 @@
     none compiles none of it. -#}
 {% macro _vulcan_settle_pending(relation, cfg, rows, pending, replayed) %}
   {%- set check = dbt_vulcan.vulcan_strategy_macro('write_check', cfg.file_format) -%}
-  {%- set now = dbt_vulcan._vulcan_micros(modules.datetime.datetime.utcnow()) -%}
+  {%- set now = dbt_vulcan.vulcan_micros(modules.datetime.datetime.utcnow()) -%}
   {#- the rows carry their own append (parquet): a fold of this run, which reads them with the
       rest, drops it with the others -#}
   {%- set append_id = dbt_vulcan.vulcan_state_append_id() if dbt_vulcan.vulcan_state_file_format() == 'parquet' else '' -%}
   {%- set settled = [] -%}
   {%- for w in pending -%}
-    {%- set mark = dbt_vulcan._vulcan_op_details(w).get('write_mark') -%}
+    {%- set mark = dbt_vulcan.vulcan_log_details(w).get('write_mark') -%}
     {%- set committed = mark is mapping and check({'relation': relation, 'action': 'committed', 'mark': mark, 'replayed': replayed}) -%}
     {%- set row = {} -%}
     {%- do row.update(w) -%}
     {%- do row.update({'row_type': 'processed' if committed else 'abandoned', 'invocation_id': invocation_id, 'at': now, 'seq': loop.index, 'append_id': append_id}) -%}
     {%- do settled.append(row) -%}
-    {%- set range = dbt_vulcan._vulcan_op_range(w.start, w.end, false) -%}
+    {%- set range = dbt_vulcan.vulcan_range_text(w.start, w.end, false) -%}
     {%- if committed -%}
       {{ log("Model '" ~ cfg.model ~ "': the batch " ~ range ~ " of a run that stopped before recording it had committed; recorded now, not applied again.", info=True) }}
     {%- else -%}
       {{ log("Model '" ~ cfg.model ~ "': the batch " ~ range ~ " of a run that stopped had not committed; it runs again.", info=True) }}
     {%- endif -%}
   {%- endfor -%}
-  {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan._vulcan_op_values_sql(settled), append_id) %}
+  {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_log_values_sql(settled), append_id) %}
   {% do rows.extend(settled) %}
 {% endmacro %}
 
@@ -103,6 +103,6 @@
   {%- elif args.action == 'committed' -%}
     {{ return((args.mark.get('stage') or '') in (args.replayed or [])) }}
   {%- elif args.action == 'recorded' -%}
-    {% do dbt_vulcan._vulcan_stage_drop(args.stage) %}
+    {% do dbt_vulcan.vulcan_stage_drop(args.stage) %}
   {%- endif -%}
 {% endmacro %}

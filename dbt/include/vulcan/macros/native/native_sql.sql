@@ -17,7 +17,7 @@
     cfg, plan} (times 'YYYY-MM-DD HH:MM:SS[.ffffff]'; source: vars, all_time, plan or
     first_interval; cfg and plan only for a model). -#}
 {% macro vulcan_native_range(node) %}
-  {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
+  {%- set fmt = dbt_vulcan.vulcan_format_ts -%}
   {%- if node.resource_type == 'unit_test' -%}
     {%- set overrides = ((node.get('overrides') or {}).get('vars') or {}) -%}
     {%- set raw = {} -%}
@@ -33,7 +33,7 @@
   {%- endif -%}
   {%- set kind = (node.config or {}).get('materialized') -%}
   {%- if kind not in dbt_vulcan.vulcan_kinds() -%}
-    {{ exceptions.raise_compiler_error("Model '" ~ node.name ~ "': the time tokens (dbt_vulcan.start_ds(), @start_ds, ...) are for dbt-vulcan's kinds; it is materialized as " ~ dbt_vulcan._vulcan_cfg_repr(kind) ~ ', not one of: ' ~ dbt_vulcan.vulcan_kinds() | join(', ')) }}
+    {{ exceptions.raise_compiler_error("Model '" ~ node.name ~ "': the time tokens (dbt_vulcan.start_ds(), @start_ds, ...) are for dbt-vulcan's kinds; it is materialized as " ~ dbt_vulcan.vulcan_repr(kind) ~ ', not one of: ' ~ dbt_vulcan.vulcan_kinds() | join(', ')) }}
   {%- endif -%}
   {%- set cfg = dbt_vulcan.vulcan_settings(node, kind) -%}
   {%- set identifier = node.alias or node.name -%}

@@ -8,7 +8,7 @@
 {% macro vulcan_token(name) %}
   {%- set known = dbt_vulcan.vulcan_time_tokens('1970-01-01', '1970-01-02', '1970-01-01') -%}
   {%- if name not in known -%}
-    {{ exceptions.raise_compiler_error('dbt_vulcan.vulcan_token: ' ~ dbt_vulcan._vulcan_cfg_repr(name) ~ ' is not a time token; the tokens are: ' ~ known.keys() | sort | join(', ')) }}
+    {{ exceptions.raise_compiler_error('dbt_vulcan.vulcan_token: ' ~ dbt_vulcan.vulcan_repr(name) ~ ' is not a time token; the tokens are: ' ~ known.keys() | sort | join(', ')) }}
   {%- endif -%}
   {%- if not execute or model is not defined or model is none -%}
     {{ return('@' ~ name) }}

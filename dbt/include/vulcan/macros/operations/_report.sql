@@ -4,20 +4,20 @@
      forward_only), changed, exists, latest, error, held (what the plan holds back for its
      upstream models: planning/upstream.sql)}; ranges in epoch microseconds.
 
-    `by_key`: the log (_vulcan_op_read_log); `plans`: {unique_id: vulcan_model_plan(..)} of
+    `by_key`: the log (vulcan_log_read); `plans`: {unique_id: vulcan_model_plan(..)} of
     the models whose batches are reported (plan), or {} (status: batches empty, nothing
     changed). A model whose config is invalid gets its error and nothing else. -#}
 {% macro _vulcan_op_reports(nodes, exists, by_key, run, plans) %}
   {%- set reports = [] -%}
   {%- for node in nodes -%}
     {%- set kind = node.config.materialized -%}
-    {%- set key = dbt_vulcan._vulcan_op_key(node) -%}
-    {%- set checked = dbt_vulcan._vulcan_cfg_run(node, kind) -%}
+    {%- set key = dbt_vulcan.vulcan_node_state_key(node) -%}
+    {%- set checked = dbt_vulcan.vulcan_cfg_run(node, kind) -%}
     {%- if checked.message -%}
       {%- do reports.append({'name': node.name, 'kind': kind, 'key': key, 'tracked': false, 'changed': false, 'error': checked.message}) -%}
     {%- else -%}
       {%- set cfg = checked.settings -%}
-      {%- set state = dbt_vulcan._vulcan_op_summary(by_key.get(key, [])) -%}
+      {%- set state = dbt_vulcan.vulcan_log_summary(by_key.get(key, [])) -%}
       {%- set present = exists.get(node.unique_id, false) -%}
       {%- set tracked = cfg.start is not none -%}
       {%- set plan = plans.get(node.unique_id) or {} -%}
@@ -47,11 +47,11 @@
   {%- if cfg.allow_partials -%}
     {%- set due_end = execution_time -%}
   {%- else -%}
-    {%- set due_end = dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_ts(dbt_vulcan.vulcan_cron_last_tick(cfg.cron, execution_time)), geometry) -%}
+    {%- set due_end = dbt_vulcan._vulcan_unit_floor(dbt_vulcan.vulcan_parse_ts(dbt_vulcan.vulcan_cron_last_tick(cfg.cron, execution_time)), geometry) -%}
   {%- endif -%}
   {%- set b = dbt_vulcan._vulcan_plan_bounds({
     'start': cfg.start, 'end': cfg.end, 'unit': cfg.interval_unit, 'week_start': cfg.week_start,
-    'due_end': dbt_vulcan._vulcan_format_ts(due_end), 'allow_partials': cfg.allow_partials,
+    'due_end': dbt_vulcan.vulcan_format_ts(due_end), 'allow_partials': cfg.allow_partials,
   }) -%}
   {%- set low, high = b.span_lo, b.span_hi -%}
   {%- if high <= low -%}{{ return([]) }}{%- endif -%}
@@ -65,11 +65,11 @@
   {%- if cursor.at < high -%}{%- do gaps.append([cursor.at, high]) -%}{%- endif -%}
   {%- set missing = [] -%}
   {%- for gap in gaps -%}
-    {%- set first = dbt_vulcan._vulcan_plan_index(dbt_vulcan._vulcan_op_dt(gap[0]), b) -%}
-    {%- set last = dbt_vulcan._vulcan_plan_index(dbt_vulcan._vulcan_op_dt(gap[1]), b) -%}
+    {%- set first = dbt_vulcan._vulcan_plan_index(dbt_vulcan.vulcan_log_datetime(gap[0]), b) -%}
+    {%- set last = dbt_vulcan._vulcan_plan_index(dbt_vulcan.vulcan_log_datetime(gap[1]), b) -%}
     {%- set last_start = dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_plan_start_of(last, b)) -%}
     {%- set end = gap[1] if last_start == gap[1] else dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_plan_start_of(last + 1, b)) -%}
     {%- do missing.append([dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_plan_start_of(first, b)), [end, high] | min]) -%}
   {%- endfor -%}
-  {{ return(dbt_vulcan._vulcan_op_merge(missing)) }}
+  {{ return(dbt_vulcan.vulcan_ranges_merge(missing)) }}
 {% endmacro %}

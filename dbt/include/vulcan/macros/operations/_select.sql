@@ -18,11 +18,11 @@
   {%- set keys = [] -%}
   {%- set parents = {} -%}
   {%- for node in nodes -%}
-    {%- do keys.append(dbt_vulcan._vulcan_op_key(node)) -%}
+    {%- do keys.append(dbt_vulcan.vulcan_node_state_key(node)) -%}
     {%- do parents.update({node.unique_id: dbt_vulcan.vulcan_upstream_models(node)}) -%}
     {%- do keys.extend(dbt_vulcan.vulcan_upstream_keys(parents[node.unique_id])) -%}
   {%- endfor -%}
-  {{ return({'by_key': dbt_vulcan._vulcan_op_read_log(keys | unique | list), 'parents': parents}) }}
+  {{ return({'by_key': dbt_vulcan.vulcan_log_read(keys | unique | list), 'parents': parents}) }}
 {% endmacro %}
 
 {#- The dbt-vulcan models (resource type model, materialized as one of the kinds) that `select`
@@ -188,12 +188,7 @@
   {{ return(levels) }}
 {% endmacro %}
 
-{#- A model's key in the state log (vulcan_state_key of its catalog, schema and alias). -#}
 {#- A model's table as a relation (what `{{ this }}` names when it runs) -#}
 {% macro _vulcan_op_relation(node) %}
   {{ return(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name, type='table')) }}
-{% endmacro %}
-
-{% macro _vulcan_op_key(node) %}
-  {{ return(dbt_vulcan.vulcan_state_key(node.database, node.schema, node.alias or node.name)) }}
 {% endmacro %}

@@ -4,8 +4,8 @@
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set count = dbt_vulcan._vulcan_op_limit(limit) -%}
   {%- set keys = [] -%}
-  {%- for node in found.nodes -%}{%- do keys.append(dbt_vulcan._vulcan_op_key(node)) -%}{%- endfor -%}
-  {{ print(dbt_vulcan._vulcan_op_format_history(found.nodes, dbt_vulcan._vulcan_op_read_log(keys), count)) }}
+  {%- for node in found.nodes -%}{%- do keys.append(dbt_vulcan.vulcan_node_state_key(node)) -%}{%- endfor -%}
+  {{ print(dbt_vulcan._vulcan_op_format_history(found.nodes, dbt_vulcan.vulcan_log_read(keys), count)) }}
 {% endmacro %}
 
 {#- `limit` as a whole number (Python's int(): an integer, a float truncated, or an integer
@@ -16,7 +16,7 @@
   {%- elif limit is string and modules.re.fullmatch('\\s*[+-]?\\d+(_\\d+)*\\s*', limit) -%}
     {{ return(limit.replace('_', '') | trim | int) }}
   {%- endif -%}
-  {{ exceptions.raise_compiler_error('limit: ' ~ dbt_vulcan._vulcan_cfg_repr(limit) ~ ' is not a whole number') }}
+  {{ exceptions.raise_compiler_error('limit: ' ~ dbt_vulcan.vulcan_repr(limit) ~ ' is not a whole number') }}
 {% endmacro %}
 
 {#- What the history shows, per model (oracle: operations.history_runs): {name, runs}, its runs
@@ -28,7 +28,7 @@
   {%- for node in nodes -%}
     {%- set runs = {} -%}
     {%- set order = [] -%}
-    {%- for row in by_key.get(dbt_vulcan._vulcan_op_key(node), []) -%}
+    {%- for row in by_key.get(dbt_vulcan.vulcan_node_state_key(node), []) -%}
       {%- if row.invocation_id not in runs -%}
         {%- do runs.update({row.invocation_id: []}) -%}
         {%- do order.append(row.invocation_id) -%}
@@ -51,11 +51,11 @@
         {%- elif row.row_type == 'removed' -%}
           {%- do removed.append([row.start, row.end]) -%}
         {%- endif -%}  {#- a write's or a stage's intent, a settled write: nothing processed or removed -#}
-        {%- if dbt_vulcan._vulcan_op_details(row).get('restate') -%}{%- do flags.update({'restated': true}) -%}{%- endif -%}
+        {%- if dbt_vulcan.vulcan_log_details(row).get('restate') -%}{%- do flags.update({'restated': true}) -%}{%- endif -%}
       {%- endfor -%}
       {%- do shown.append({
-        'at': run.at, 'invocation': run.invocation, 'processed': dbt_vulcan._vulcan_op_merge(processed),
-        'batches': processed | length, 'ran': ran, 'removed': dbt_vulcan._vulcan_op_merge(removed),
+        'at': run.at, 'invocation': run.invocation, 'processed': dbt_vulcan.vulcan_ranges_merge(processed),
+        'batches': processed | length, 'ran': ran, 'removed': dbt_vulcan.vulcan_ranges_merge(removed),
         'restated': flags.restated,
       }) -%}
     {%- endfor -%}
@@ -66,7 +66,7 @@
 
 {#- The history text: _vulcan_op_history_runs, one line per run. -#}
 {% macro _vulcan_op_format_history(nodes, by_key, limit) %}
-  {%- set ranges = dbt_vulcan._vulcan_op_ranges -%}
+  {%- set ranges = dbt_vulcan.vulcan_ranges_text -%}
   {%- set ts = dbt_vulcan._vulcan_op_ts -%}
   {%- set lines = ['vulcan history'] -%}
   {%- for m in dbt_vulcan._vulcan_op_history_runs(nodes, by_key, limit) -%}
@@ -93,5 +93,5 @@
 
 {#- epoch microseconds as `YYYY-MM-DD HH:MM:SS` -#}
 {% macro _vulcan_op_ts(micros) %}
-  {{ return(dbt_vulcan._vulcan_op_dt(micros).strftime('%Y-%m-%d %H:%M:%S')) }}
+  {{ return(dbt_vulcan.vulcan_log_datetime(micros).strftime('%Y-%m-%d %H:%M:%S')) }}
 {% endmacro %}

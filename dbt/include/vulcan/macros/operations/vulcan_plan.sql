@@ -15,9 +15,9 @@
   {%- do as_run.update(by_key) -%}
   {%- set plans = {} -%}
   {%- for node in found.nodes -%}
-    {%- set checked = dbt_vulcan._vulcan_cfg_run(node, node.config.materialized) -%}
+    {%- set checked = dbt_vulcan.vulcan_cfg_run(node, node.config.materialized) -%}
     {%- if not checked.message -%}
-      {%- set key = dbt_vulcan._vulcan_op_key(node) -%}
+      {%- set key = dbt_vulcan.vulcan_node_state_key(node) -%}
       {%- set relation = dbt_vulcan._vulcan_op_relation(node) -%}
       {%- set state = {'rows': as_run.get(key, []), 'parents': parents[node.unique_id], 'by_key': as_run, 'waits': none, 'cron': none, 'settings_key': none, 'record': none} -%}
       {%- set plan = dbt_vulcan.vulcan_model_plan(checked.settings, relation, not found.exists[node.unique_id], node, run, state) -%}
@@ -40,12 +40,12 @@
   {%- set out = [] -%}
   {%- set base = {'relation': key, 'model_id': '', 'fingerprint': plan.fingerprint, 'invocation_id': 'vulcan_plan', 'at': 9223372036854775807, 'append_id': ''} -%}
   {%- if plan.rebuild -%}
-    {%- set row = {'row_type': 'removed', 'start': dbt_vulcan._vulcan_micros(modules.datetime.datetime(1900, 1, 1)), 'end': dbt_vulcan._vulcan_micros(modules.datetime.datetime(9999, 12, 31)), 'seq': 0, 'details': '{"reset": true, "rebuilt": true}'} -%}
+    {%- set row = {'row_type': 'removed', 'start': dbt_vulcan.vulcan_micros(modules.datetime.datetime(1900, 1, 1)), 'end': dbt_vulcan.vulcan_micros(modules.datetime.datetime(9999, 12, 31)), 'seq': 0, 'details': '{"reset": true, "rebuilt": true}'} -%}
     {%- do row.update(base) -%}
     {%- do out.append(row) -%}
   {%- endif -%}
   {%- for b in plan.batches if b.tracked -%}
-    {%- set row = {'row_type': 'processed', 'start': dbt_vulcan._vulcan_micros(dbt_vulcan._vulcan_ts(b.start)), 'end': dbt_vulcan._vulcan_micros(dbt_vulcan._vulcan_ts(b.end)), 'seq': loop.index, 'details': ''} -%}
+    {%- set row = {'row_type': 'processed', 'start': dbt_vulcan.vulcan_micros(dbt_vulcan.vulcan_parse_ts(b.start)), 'end': dbt_vulcan.vulcan_micros(dbt_vulcan.vulcan_parse_ts(b.end)), 'seq': loop.index, 'details': ''} -%}
     {%- do row.update(base) -%}
     {%- do out.append(row) -%}
   {%- endfor -%}
@@ -54,8 +54,8 @@
 
 {#- The plan's text (operations.format_plan). -#}
 {% macro _vulcan_op_format_plan(reports, execution_time) %}
-  {%- set ranges = dbt_vulcan._vulcan_op_ranges -%}
-  {%- set lines = ['vulcan plan (execution time ' ~ dbt_vulcan._vulcan_format_ts(execution_time) ~ ')', ''] -%}
+  {%- set ranges = dbt_vulcan.vulcan_ranges_text -%}
+  {%- set lines = ['vulcan plan (execution time ' ~ dbt_vulcan.vulcan_format_ts(execution_time) ~ ')', ''] -%}
   {%- set backfill = [] -%}
   {%- for r in reports if not r.error and r.tracked and r.batches -%}{%- do backfill.append(r) -%}{%- endfor -%}
   {%- if backfill -%}
@@ -63,7 +63,7 @@
     {%- for r in backfill -%}
       {%- set due = [] -%}
       {%- for b in r.batches -%}
-        {%- do due.append([dbt_vulcan._vulcan_micros(dbt_vulcan._vulcan_ts(b.start)), dbt_vulcan._vulcan_micros(dbt_vulcan._vulcan_ts(b.end))]) -%}
+        {%- do due.append([dbt_vulcan.vulcan_micros(dbt_vulcan.vulcan_parse_ts(b.start)), dbt_vulcan.vulcan_micros(dbt_vulcan.vulcan_parse_ts(b.end))]) -%}
       {%- endfor -%}
       {%- do lines.append(('└──' if loop.last else '├──') ~ ' ' ~ r.name ~ ': ' ~ ranges(due, r.date_grain)) -%}
     {%- endfor -%}

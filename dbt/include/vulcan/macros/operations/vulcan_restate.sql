@@ -43,19 +43,19 @@
   {%- if start is none or end is none -%}
     {{ exceptions.raise_compiler_error('vulcan_restate: both start and end are required (dates)') }}
   {%- endif -%}
-  {%- set low = dbt_vulcan._vulcan_cfg_parse_time(start, 'start') -%}
+  {%- set low = dbt_vulcan.vulcan_cfg_parse_time(start, 'start') -%}
   {%- if low.error -%}{{ exceptions.raise_compiler_error(low.error) }}{%- endif -%}
-  {%- set high = dbt_vulcan._vulcan_cfg_parse_time(end, 'end', true) -%}
+  {%- set high = dbt_vulcan.vulcan_cfg_parse_time(end, 'end', true) -%}
   {%- if high.error -%}{{ exceptions.raise_compiler_error(high.error) }}{%- endif -%}
   {%- if low.time >= high.time -%}
-    {{ exceptions.raise_compiler_error('start: ' ~ dbt_vulcan._vulcan_cfg_repr(start) ~ ' is not before end ' ~ dbt_vulcan._vulcan_cfg_repr(end)) }}
+    {{ exceptions.raise_compiler_error('start: ' ~ dbt_vulcan.vulcan_repr(start) ~ ' is not before end ' ~ dbt_vulcan.vulcan_repr(end)) }}
   {%- endif -%}
-  {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
+  {%- set fmt = dbt_vulcan.vulcan_format_ts -%}
   {%- set out = [] -%}
   {%- set problems = [] -%}
   {%- for node in nodes if node.config.materialized in dbt_vulcan.vulcan_kinds() -%}
     {%- set kind = node.config.materialized -%}
-    {%- set checked = dbt_vulcan._vulcan_cfg_run(node, kind) -%}
+    {%- set checked = dbt_vulcan.vulcan_cfg_run(node, kind) -%}
     {%- set owner = "model '" ~ node.name ~ "' (" ~ kind ~ ')' -%}
     {%- if checked.message -%}
       {%- do problems.append(checked.message) -%}
@@ -83,10 +83,10 @@
       {%- set chosen = requested -%}
       {%- set warning = none -%}
       {%- if full -%}
-        {%- set first = dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_ts(cfg.start), geometry) if cfg.start else modules.datetime.datetime(1900, 1, 1) -%}
+        {%- set first = dbt_vulcan._vulcan_unit_floor(dbt_vulcan.vulcan_parse_ts(cfg.start), geometry) if cfg.start else modules.datetime.datetime(1900, 1, 1) -%}
         {%- set chosen = [first, modules.datetime.datetime(9999, 12, 31)] -%}
         {%- if not (requested[0] <= chosen[0] and requested[1] >= chosen[1]) -%}
-          {%- set shown = dbt_vulcan._vulcan_op_range(dbt_vulcan._vulcan_micros(requested[0]), dbt_vulcan._vulcan_micros(requested[1]), cfg.interval_unit in ('day', 'week', 'month', 'quarter', 'year')) -%}
+          {%- set shown = dbt_vulcan.vulcan_range_text(dbt_vulcan.vulcan_micros(requested[0]), dbt_vulcan.vulcan_micros(requested[1]), cfg.interval_unit in ('day', 'week', 'month', 'quarter', 'year')) -%}
           {%- set warning = owner ~ ' only supports full-history restatement: the requested range ' ~ shown ~ ' was widened to the whole history from ' ~ fmt(first) -%}
         {%- endif -%}
       {%- endif -%}

@@ -8,7 +8,7 @@
   {%- set run = dbt_vulcan.vulcan_run_vars(none, {}) -%}
   {%- set window = {'since': none, 'until': none} -%}
   {%- for name, value, is_end in [('since', since, false), ('until', until, true)] if value -%}
-    {%- set parsed = dbt_vulcan._vulcan_cfg_parse_time(value, name, is_end) -%}
+    {%- set parsed = dbt_vulcan.vulcan_cfg_parse_time(value, name, is_end) -%}
     {%- if parsed.error -%}{{ exceptions.raise_compiler_error(parsed.error) }}{%- endif -%}
     {%- do window.update({name: parsed.time}) -%}
   {%- endfor -%}
@@ -20,7 +20,7 @@
   {%- for node in found.nodes -%}
     {%- set r = reports[loop.index0] -%}
     {%- if not r.error and r.tracked and r.missing -%}
-      {%- set cfg = dbt_vulcan._vulcan_cfg_run(node, node.config.materialized).settings -%}
+      {%- set cfg = dbt_vulcan.vulcan_cfg_run(node, node.config.materialized).settings -%}
       {%- set held = {'waiting': []} -%}
       {%- set signals = dbt_vulcan.vulcan_signal_waits(cfg, dbt_vulcan._vulcan_op_relation(node), r.missing[0][0], r.missing[-1][1], run.execution_time) -%}
       {%- for w in dbt_vulcan.vulcan_upstream_waits(cfg, parents[node.unique_id], by_key) + signals -%}
@@ -41,15 +41,15 @@
     until), `gaps` (between them) and the latest run's time and invocation (none: never).
     `since`, `until`: datetimes or none. -#}
 {% macro _vulcan_op_status_facts(reports, since, until) %}
-  {%- set low = dbt_vulcan._vulcan_micros(since or modules.datetime.datetime(1900, 1, 1)) -%}
-  {%- set high = dbt_vulcan._vulcan_micros(until or modules.datetime.datetime(9999, 12, 31)) -%}
+  {%- set low = dbt_vulcan.vulcan_micros(since or modules.datetime.datetime(1900, 1, 1)) -%}
+  {%- set high = dbt_vulcan.vulcan_micros(until or modules.datetime.datetime(9999, 12, 31)) -%}
   {%- set facts = [] -%}
   {%- for r in reports -%}
     {%- set covered = [] -%}
     {%- for s, e in (r.get('processed') or []) if e > low and s < high -%}
       {%- do covered.append([[s, low] | max, [e, high] | min]) -%}
     {%- endfor -%}
-    {%- set merged = dbt_vulcan._vulcan_op_merge(covered) -%}
+    {%- set merged = dbt_vulcan.vulcan_ranges_merge(covered) -%}
     {%- set gaps = [] -%}
     {%- for piece in merged[1:] -%}
       {%- do gaps.append([merged[loop.index0][1], piece[0]]) -%}
@@ -68,7 +68,7 @@
 {#- The status text: _vulcan_op_status_facts, a few lines per model; `waiting`: {name: what its
     missing intervals wait for}. -#}
 {% macro _vulcan_op_format_status(reports, since, until, waiting={}) %}
-  {%- set ranges = dbt_vulcan._vulcan_op_ranges -%}
+  {%- set ranges = dbt_vulcan.vulcan_ranges_text -%}
   {%- set lines = ['vulcan status'] -%}
   {%- for f in dbt_vulcan._vulcan_op_status_facts(reports, since, until) -%}
     {%- do lines.extend(['', f.name ~ ' [' ~ f.kind ~ ']']) -%}

@@ -14,7 +14,7 @@
                          (config/settings_once.sql: the key; {settings: YAML text, cron} when
                          this run validated them)
 
-    One plain read of the relation's log rows (_vulcan_op_read_log; a materialization's
+    One plain read of the relation's log rows (vulcan_log_read; a materialization's
     `state` is vulcan_begin's, which made that read), then Jinja: a kind with
     `start` is planned by range arithmetic (plan_intervals.sql); without `start` the run is one
     batch over all time up to the execution time, nothing recorded. The replay gives the latest
@@ -27,14 +27,14 @@
   {%- set run = run if run is not none else dbt_vulcan.vulcan_run_vars(cfg.model) -%}
   {%- set geometry = dbt_vulcan._vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
   {%- set epoch = modules.datetime.datetime(1970, 1, 1) -%}
-  {%- set first_start = dbt_vulcan._vulcan_ts(cfg.start) if cfg.start else epoch -%}
-  {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
+  {%- set first_start = dbt_vulcan.vulcan_parse_ts(cfg.start) if cfg.start else epoch -%}
+  {%- set fmt = dbt_vulcan.vulcan_format_ts -%}
   {#- the one read of the log: the relation's rows (it refreshes an Iceberg state first) -#}
   {%- if state is none -%}
     {% do dbt_vulcan.vulcan_create_state_table() %}
     {%- set key = dbt_vulcan.vulcan_relation_key(relation) -%}
     {%- set parents = dbt_vulcan.vulcan_upstream_models(node) if cfg.start is not none else [] -%}
-    {%- set by_key = dbt_vulcan._vulcan_op_read_log([key] + dbt_vulcan.vulcan_upstream_keys(parents)) -%}
+    {%- set by_key = dbt_vulcan.vulcan_log_read([key] + dbt_vulcan.vulcan_upstream_keys(parents)) -%}
     {%- set rows = by_key.get(key, []) -%}
     {%- set waits = dbt_vulcan.vulcan_upstream_waits(cfg, parents, by_key) -%}
   {%- else -%}
@@ -47,7 +47,7 @@
   {%- set batches = [] -%}
   {%- set held = {'ranges': [], 'intervals': 0, 'waiting': []} -%}
   {%- if cfg.start is none -%}
-    {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
+    {%- set summary = dbt_vulcan.vulcan_log_summary(rows) -%}
     {%- set plan_rebuild = rebuild or (summary.pending_full and not cfg.forward_only) -%}
     {%- set window = dbt_vulcan._vulcan_plan_window(cfg, run, geometry, epoch, plan_rebuild) -%}
     {%- do batches.append({
@@ -59,7 +59,7 @@
       {%- set due_end = run.execution_time -%}
     {%- else -%}
       {%- set cron = state.cron if state is not none and state.cron is mapping else cfg.cron -%}
-      {%- set due_end = dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_ts(dbt_vulcan.vulcan_cron_last_tick(cron, run.execution_time)), geometry) -%}
+      {%- set due_end = dbt_vulcan._vulcan_unit_floor(dbt_vulcan.vulcan_parse_ts(dbt_vulcan.vulcan_cron_last_tick(cron, run.execution_time)), geometry) -%}
     {%- endif -%}
     {%- set explicit = none -%}
     {%- if run.start is not none and not rebuild -%}
@@ -99,7 +99,7 @@
   {%- endif -%}
   {%- set latest = summary.latest -%}
   {%- set previous = latest.fingerprint if latest is not none and not plan_rebuild else none -%}
-  {%- set details = dbt_vulcan._vulcan_op_details(latest) if latest is not none else {} -%}
+  {%- set details = dbt_vulcan.vulcan_log_details(latest) if latest is not none else {} -%}
   {%- set recorded_type = details.get('time_type') -%}
   {%- set fingerprint = dbt_vulcan.vulcan_fingerprint(node.raw_code, cfg, dbt_vulcan.vulcan_contract_signature(node)) -%}
   {{ return({
@@ -178,13 +178,13 @@
   {%- set errors = [] -%}
   {%- set parsed = {} -%}
   {%- for name, is_end in [('vulcan_execution_time', false), ('vulcan_start', false), ('vulcan_end', true)] if name in given -%}
-    {%- set result = dbt_vulcan._vulcan_cfg_parse_time(given[name], name, is_end) -%}
+    {%- set result = dbt_vulcan.vulcan_cfg_parse_time(given[name], name, is_end) -%}
     {%- if result.error -%}{%- do errors.append(result.error) -%}{%- else -%}{%- do parsed.update({name: result.time}) -%}{%- endif -%}
   {%- endfor -%}
   {%- if 'vulcan_start' in given and 'vulcan_end' not in given -%}{%- do errors.append('vulcan_end: required when vulcan_start is given') -%}{%- endif -%}
   {%- if 'vulcan_end' in given and 'vulcan_start' not in given -%}{%- do errors.append('vulcan_start: required when vulcan_end is given') -%}{%- endif -%}
   {%- if 'vulcan_start' in parsed and 'vulcan_end' in parsed and parsed.vulcan_start >= parsed.vulcan_end -%}
-    {%- do errors.append('vulcan_start: ' ~ dbt_vulcan._vulcan_cfg_repr(given.vulcan_start) ~ ' is not before vulcan_end') -%}
+    {%- do errors.append('vulcan_start: ' ~ dbt_vulcan.vulcan_repr(given.vulcan_start) ~ ' is not before vulcan_end') -%}
   {%- endif -%}
   {%- if errors -%}
     {%- set lines = [] -%}{%- for e in errors -%}{%- do lines.append('  - ' ~ e) -%}{%- endfor -%}
@@ -194,40 +194,6 @@
 {% endmacro %}
 
 {# ------------------------------------------------------------------------------ helpers #}
-
-{#- One state row per [start, end] interval, as the VALUES list of an INSERT into the log
-    (every value escaped here). `recorded_at` is now in UTC with microseconds; `seq` orders the
-    rows of one statement. -#}
-{% macro vulcan_state_values(relation, intervals, row_type, fingerprint, details='', model_id=none) %}
-  {%- set s = dbt_vulcan.vulcan_sql_string -%}
-  {%- set recorded = modules.datetime.datetime.utcnow().isoformat(' ') -%}
-  {%- set tuples = [] -%}
-  {%- for start, end in intervals -%}
-    {%- do tuples.append('(' ~ [
-      s(dbt_vulcan.vulcan_relation_key(relation)), s(model_id if model_id is not none else model.unique_id), s(start), s(end), s(row_type),
-      s(fingerprint), s(invocation_id), s(recorded), loop.index | string, s(details),
-    ] | join(', ') ~ ')') -%}
-  {%- endfor -%}
-  {{ return(tuples | join(',\n')) }}
-{% endmacro %}
-
-{#- The key of a relation in the state log: `schema.table`, lower case. -#}
-{% macro vulcan_relation_key(relation) %}
-  {{ return(dbt_vulcan.vulcan_state_key(relation.database, relation.schema, relation.identifier)) }}
-{% endmacro %}
-
-{#- A table's key in the state log, lower case: `schema.table` in the target's own catalog
-    (always on type: spark, whose relations have none), `catalog.schema.table` in any other,
-    so that two catalogs' tables of one name keep their own intervals (and the keys recorded
-    before catalogs counted stay valid). -#}
-{% macro vulcan_state_key(catalog, schema, identifier) %}
-  {%- set own = (target.database or target.catalog or '') | string | lower -%}
-  {%- set key = ((schema | string) ~ '.' ~ (identifier | string)) | lower -%}
-  {%- if catalog and (catalog | string | lower) != own -%}
-    {{ return(((catalog | string) | lower) ~ '.' ~ key) }}
-  {%- endif -%}
-  {{ return(key) }}
-{% endmacro %}
 
 {#- Unit geometry: {delta, origin} (microseconds) for fixed units, {months} for calendar ones. -#}
 {% macro _vulcan_unit_geometry(unit, week_start=0) %}
@@ -257,5 +223,5 @@
     {%- set last_day = [(end - modules.datetime.timedelta(days=1)).date(), start.date()] | max -%}
     {{ return(start.date().isoformat() ~ ' - ' ~ last_day.isoformat()) }}
   {%- endif -%}
-  {{ return(dbt_vulcan._vulcan_format_ts(start) ~ ' - ' ~ dbt_vulcan._vulcan_format_ts(end)) }}
+  {{ return(dbt_vulcan.vulcan_format_ts(start) ~ ' - ' ~ dbt_vulcan.vulcan_format_ts(end)) }}
 {% endmacro %}

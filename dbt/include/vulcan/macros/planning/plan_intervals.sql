@@ -1,5 +1,5 @@
 {#- A model run's batches, planned in Jinja by range arithmetic over the rows of ONE plain read
-    of the interval state log (operations/_log.sql, _vulcan_op_read_log: the relation's rows,
+    of the interval state log (state/log.sql, vulcan_log_read: the relation's rows,
     times as epoch microseconds, in replay order; no aggregate, window, join or array function).
 
     vulcan_plan_intervals(rows, p) returns {batches, rebuild, summary}:
@@ -9,7 +9,7 @@
       rebuild   p.rebuild, or the log holds a full-history restatement with no reset marker
                 after it and p.forward_only is not set: the run rebuilds (as the oracle's
                 planning.plan_model)
-      summary   _vulcan_op_summary of the rows: the replayed processed ranges, the latest
+      summary   vulcan_log_summary of the rows: the replayed processed ranges, the latest
                 processed row (its fingerprint and details), pending restatements
 
     `p`, already validated:
@@ -41,7 +41,7 @@
   {%- set b = dbt_vulcan._vulcan_plan_bounds(p) -%}
   {%- set lookback = dbt_vulcan._vulcan_plan_int(p.get('lookback', 0), 'lookback', 0) -%}
   {%- set batch_size = none if p.get('batch_size') is none else dbt_vulcan._vulcan_plan_int(p.get('batch_size'), 'batch_size', 1) -%}
-  {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
+  {%- set summary = dbt_vulcan.vulcan_log_summary(rows) -%}
   {%- set rebuild = (p.get('rebuild') or (summary.pending_full and not p.get('forward_only'))) and true -%}
   {%- set runs = [] -%}
   {%- set last = b.total - 1 -%}
@@ -87,12 +87,12 @@
     {%- for row in rows if row.row_type == 'processed' or (row.row_type == 'removed' and 'rebuilt' in row.details) -%}
       {%- if row.row_type == 'processed' -%}
         {%- do touched.append([row.start, row.end]) -%}
-      {%- elif dbt_vulcan._vulcan_op_details(row).get('rebuilt') -%}
+      {%- elif dbt_vulcan.vulcan_log_details(row).get('rebuilt') -%}
         {%- do touched.clear() -%}
       {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
-  {%- set ever = dbt_vulcan._vulcan_op_merge(touched) -%}
+  {%- set ever = dbt_vulcan.vulcan_ranges_merge(touched) -%}
   {%- set batches = [] -%}
   {%- for run in runs -%}
     {%- set size = run[1] - run[0] + 1 if batch_size is none else batch_size -%}
@@ -160,7 +160,7 @@
   {%- for c in cut -%}
     {%- do ranges.append([dbt_vulcan._vulcan_plan_start_us(c[0], b), dbt_vulcan._vulcan_plan_end_us(c[1], b)]) -%}
   {%- endfor -%}
-  {%- do held.update({'ranges': dbt_vulcan._vulcan_op_merge(ranges), 'intervals': cut | map('last') | sum - cut | map('first') | sum + cut | length}) -%}
+  {%- do held.update({'ranges': dbt_vulcan.vulcan_ranges_merge(ranges), 'intervals': cut | map('last') | sum - cut | map('first') | sum + cut | length}) -%}
   {%- for w in upstream -%}
     {%- set since = [] -%}
     {%- for x in blocked if x[2] == w.name -%}

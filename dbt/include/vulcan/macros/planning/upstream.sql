@@ -31,7 +31,7 @@
 {#- The parents' keys in the state log, read with the model's own. -#}
 {% macro vulcan_upstream_keys(parents) %}
   {%- set keys = [] -%}
-  {%- for parent in parents -%}{%- do keys.append(dbt_vulcan._vulcan_op_key(parent)) -%}{%- endfor -%}
+  {%- for parent in parents -%}{%- do keys.append(dbt_vulcan.vulcan_node_state_key(parent)) -%}{%- endfor -%}
   {{ return(keys) }}
 {% endmacro %}
 
@@ -45,15 +45,15 @@
   {%- set ignored = cfg.get('ignore_upstream') or [] -%}
   {%- set names = parents | map(attribute='name') | map('lower') | list -%}
   {%- for name in ignored if name not in names -%}
-    {{ exceptions.raise_compiler_error("Invalid config for model '" ~ cfg.model ~ "': ignore_upstream: " ~ dbt_vulcan._vulcan_cfg_repr(name) ~ ' is not a dbt-vulcan model with intervals that it reads; ' ~ ('it reads: ' ~ names | join(', ') if names else 'it reads none')) }}
+    {{ exceptions.raise_compiler_error("Invalid config for model '" ~ cfg.model ~ "': ignore_upstream: " ~ dbt_vulcan.vulcan_repr(name) ~ ' is not a dbt-vulcan model with intervals that it reads; ' ~ ('it reads: ' ~ names | join(', ') if names else 'it reads none')) }}
   {%- endfor -%}
   {%- set waits = [] -%}
   {%- for parent in parents if parent.name | lower not in ignored -%}
     {%- set kind = dbt_vulcan.vulcan_node_config(parent).get('materialized') -%}
-    {%- set rows = by_key.get(dbt_vulcan._vulcan_op_key(parent), []) -%}
+    {%- set rows = by_key.get(dbt_vulcan.vulcan_node_state_key(parent), []) -%}
     {%- set pcfg = dbt_vulcan.vulcan_recorded_settings(rows, dbt_vulcan.vulcan_settings_key(parent, kind)).cfg -%}
     {%- if pcfg is none -%}
-      {%- set checked = dbt_vulcan._vulcan_cfg_run(parent, kind) -%}
+      {%- set checked = dbt_vulcan.vulcan_cfg_run(parent, kind) -%}
       {%- if checked.message -%}
         {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' waits for its upstream model '" ~ parent.name ~ "', whose config is invalid (set ignore_upstream: ['" ~ parent.name ~ "'] or wait_for_upstream: false to plan without it):\n" ~ checked.message) }}
       {%- endif -%}
@@ -68,27 +68,27 @@
     to end, or forever) minus its processed ranges (none while a full-history restatement it
     rebuilds for is pending), each gap widened to its own unit's boundaries. -#}
 {% macro _vulcan_upstream_unready(pcfg, rows) %}
-  {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
+  {%- set summary = dbt_vulcan.vulcan_log_summary(rows) -%}
   {%- set geometry = dbt_vulcan._vulcan_unit_geometry(pcfg.interval_unit, pcfg.week_start) -%}
   {%- set us = dbt_vulcan._vulcan_plan_micros -%}
   {%- set dt = dbt_vulcan._vulcan_plan_datetime -%}
   {%- set forever = us(modules.datetime.datetime(9999, 12, 31)) -%}
-  {%- set low = us(dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_ts(pcfg.start), geometry)) -%}
-  {%- set high = us(dbt_vulcan._vulcan_ts(pcfg.end)) if pcfg.end else forever -%}
+  {%- set low = us(dbt_vulcan._vulcan_unit_floor(dbt_vulcan.vulcan_parse_ts(pcfg.start), geometry)) -%}
+  {%- set high = us(dbt_vulcan.vulcan_parse_ts(pcfg.end)) if pcfg.end else forever -%}
   {%- set processed = [] if summary.pending_full and not pcfg.forward_only else summary.processed -%}
   {%- set widened = [] -%}
-  {%- for g in dbt_vulcan._vulcan_op_subtract([[low, high]], processed) -%}
+  {%- for g in dbt_vulcan.vulcan_ranges_subtract([[low, high]], processed) -%}
     {%- set g_high = g[1] if g[1] >= forever else us(dbt_vulcan._vulcan_unit_ceil(dt(g[1]), geometry)) -%}
     {%- do widened.append([us(dbt_vulcan._vulcan_unit_floor(dt(g[0]), geometry)), g_high]) -%}
   {%- endfor -%}
-  {{ return(dbt_vulcan._vulcan_op_merge(widened)) }}
+  {{ return(dbt_vulcan.vulcan_ranges_merge(widened)) }}
 {% endmacro %}
 
 {#- The run's log line for what it holds back (none when nothing is). -#}
 {% macro vulcan_held_back_message(cfg, held) %}
   {%- if not held or not held.intervals -%}{{ return(none) }}{%- endif -%}
   {%- set date_grain = cfg.interval_unit in ('day', 'week', 'month', 'quarter', 'year') -%}
-  {{ return("Model '" ~ cfg.model ~ "': " ~ held.intervals ~ ' interval' ~ ('s' if held.intervals != 1 else '') ~ ' held back (' ~ dbt_vulcan._vulcan_op_ranges(held.ranges, date_grain) ~ '), ' ~ dbt_vulcan.vulcan_held_back_reason(held) ~ '; a later run picks them up') }}
+  {{ return("Model '" ~ cfg.model ~ "': " ~ held.intervals ~ ' interval' ~ ('s' if held.intervals != 1 else '') ~ ' held back (' ~ dbt_vulcan.vulcan_ranges_text(held.ranges, date_grain) ~ '), ' ~ dbt_vulcan.vulcan_held_back_reason(held) ~ '; a later run picks them up') }}
 {% endmacro %}
 
 {#- "waiting for `p` (not processed from <time>), the signal `ready_when` (not ready from
@@ -96,7 +96,7 @@
 {% macro vulcan_held_back_reason(held) %}
   {%- set why = [] -%}
   {%- for w in held.waiting -%}
-    {%- set since = dbt_vulcan._vulcan_format_ts(dbt_vulcan._vulcan_plan_datetime(w.since)) -%}
+    {%- set since = dbt_vulcan.vulcan_format_ts(dbt_vulcan._vulcan_plan_datetime(w.since)) -%}
     {%- if w.name.startswith('signal ') -%}
       {%- do why.append('the signal `' ~ w.name[7:] ~ '` (not ready from ' ~ since ~ ')') -%}
     {%- else -%}
@@ -154,7 +154,7 @@
   {%- for value in (fromjson(answer, {}) if answer else {}).get('v') or [] -%}
     {%- set at = dbt_vulcan._vulcan_signal_time(value) -%}
     {%- if at is none -%}
-      {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': ready_intervals returned " ~ dbt_vulcan._vulcan_cfg_repr(value) ~ '; its query returns one column of dates or timestamps (the intervals holding one are ready)') }}
+      {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': ready_intervals returned " ~ dbt_vulcan.vulcan_repr(value) ~ '; its query returns one column of dates or timestamps (the intervals holding one are ready)') }}
     {%- endif -%}
     {%- do floors.append(dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_plan_datetime(at), geometry))) -%}
   {%- endfor -%}
@@ -173,7 +173,7 @@
     (`key`) with what dbt resolves at run time written in it (`{{ source('s', 't') }}`,
     `{{ ref('m') }}`, `{{ this }}`: vulcan_signal_resolve), then the range's time tokens. -#}
 {% macro vulcan_signal_query(cfg, key, relation, start, end, execution_time) %}
-  {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
+  {%- set fmt = dbt_vulcan.vulcan_format_ts -%}
   {%- set dt = dbt_vulcan._vulcan_plan_datetime -%}
   {%- set tokens = dbt_vulcan.vulcan_time_tokens(fmt(dt(start)), fmt(dt(end)), fmt(execution_time)) -%}
   {{ return(dbt_vulcan.vulcan_render_tokens(dbt_vulcan.vulcan_signal_resolve(cfg, key, relation), tokens)) }}
@@ -192,7 +192,7 @@
     {%- if loop.index is odd -%}
       {%- do out.append(piece) -%}
     {%- elif found is none -%}
-      {{ exceptions.raise_compiler_error("Invalid config for model '" ~ cfg.model ~ "': " ~ key ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(piece) ~ " is not rendered at run time; a signal's SQL may name {{ source('s', 't') }}, {{ ref('m') }} or {{ this }} (other Jinja: build the string in config())") }}
+      {{ exceptions.raise_compiler_error("Invalid config for model '" ~ cfg.model ~ "': " ~ key ~ ': ' ~ dbt_vulcan.vulcan_repr(piece) ~ " is not rendered at run time; a signal's SQL may name {{ source('s', 't') }}, {{ ref('m') }} or {{ this }} (other Jinja: build the string in config())") }}
     {%- elif found.group(1) -%}
       {%- do out.append(relation | string) -%}
     {%- else -%}
@@ -210,7 +210,7 @@
     none for anything else. -#}
 {% macro _vulcan_signal_time(value) %}
   {%- if value is string and modules.re.fullmatch('\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?)?', value) -%}
-    {{ return(dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_ts(value))) }}
+    {{ return(dbt_vulcan._vulcan_plan_micros(dbt_vulcan.vulcan_parse_ts(value))) }}
   {%- endif -%}
   {{ return(none) }}
 {% endmacro %}

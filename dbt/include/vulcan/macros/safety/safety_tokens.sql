@@ -1,7 +1,7 @@
 {#- The static safety analysis of an incremental_by_time_range model's SQL in Jinja, for the
     package on stock dbt-spark / dbt-databricks (no Python of ours runs there): the patterns
     that give different rows on a time slice than on the whole range, read from the tokens of
-    kinds/unique_key/sql_tokens.sql (strings, backquoted names and comments are never read as SQL).
+    text/sql_lexer.sql (strings, backquoted names and comments are never read as SQL).
     The `vulcan` adapter parses the SQL with sqlglot instead (dbt/adapters/vulcan/safety.py):
     same pattern names, same verdicts on tests/support/safety_catalogue.py, same messages (the
     fragment quoted as written, where the adapter quotes sqlglot's rendering of it).
@@ -93,7 +93,7 @@
 
 {#- Words after which a name is not a subquery alias. -#}
 {% macro _vulcan_safety_not_alias() %}
-  {{ return(dbt_vulcan._vulcan_sql_keywords() + ['left', 'right', 'inner', 'outer', 'full', 'cross',
+  {{ return(dbt_vulcan.vulcan_sql_keywords() + ['left', 'right', 'inner', 'outer', 'full', 'cross',
     'natural', 'anti', 'semi', 'lateral', 'using', 'qualify', 'window', 'cluster', 'distribute',
     'sort', 'offset', 'fetch', 'except', 'intersect', 'minus', 'pivot', 'unpivot', 'tablesample']) }}
 {% endmacro %}
@@ -108,8 +108,8 @@
   {%- endfor -%}
   {%- set errors = [] -%}
   {%- for name in names | sort if name not in allowed -%}
-    {%- set close = dbt_vulcan._vulcan_cfg_closest(name, allowed) -%}
-    {%- do errors.append(dbt_vulcan._vulcan_cfg_repr(name) ~ (' (did you mean ' ~ dbt_vulcan._vulcan_cfg_repr(close) ~ '?)' if close is not none else '')) -%}
+    {%- set close = dbt_vulcan.vulcan_closest(name, allowed) -%}
+    {%- do errors.append(dbt_vulcan.vulcan_repr(name) ~ (' (did you mean ' ~ dbt_vulcan.vulcan_repr(close) ~ '?)' if close is not none else '')) -%}
   {%- endfor -%}
   {%- set error = none -%}
   {%- if errors -%}
@@ -135,7 +135,7 @@
     {%- do early.append({'pattern': 'no_time_filter', 'fragment': '', 'location': '', 'message':
         'the SQL uses none of the @start_*/@end_* tokens, so every batch reads all input data (the output filter still keeps only the batch\'s rows); filter the input, e.g. WHERE ' ~ time_column ~ ' BETWEEN @start_ds AND @end_ds'}) -%}
   {%- endif -%}
-  {%- set read = dbt_vulcan._vulcan_sql_tokens(sql) -%}
+  {%- set read = dbt_vulcan.vulcan_sql_tokens(sql) -%}
   {%- set scan = dbt_vulcan._vulcan_safety_scan(read.tokens) if read.error is none else {'error': read.error} -%}
   {%- set head = (read.tokens[0][1] | lower) if scan.error is none and read.tokens else 'select' -%}
   {%- if head not in ('select', 'with', '(', 'from', 'values', 'table') -%}
@@ -151,7 +151,7 @@
     {%- set c = {'sql': sql, 'tokens': read.tokens, 'n': read.tokens | length,
                  'tc': (time_column | string).strip().strip('`').lower(), 'unit': unit,
                  'week_start': week_start or 0, 'filters': filters,
-                 'kw': dbt_vulcan._vulcan_sql_keywords(), 'niladic': dbt_vulcan._vulcan_sql_niladic(),
+                 'kw': dbt_vulcan.vulcan_sql_keywords(), 'niladic': dbt_vulcan.vulcan_sql_niladic(),
                  'functions': dbt_vulcan._vulcan_safety_functions(), 'grains': dbt_vulcan._vulcan_safety_grains()} -%}
     {%- do c.update(scan) -%}
     {%- do dbt_vulcan._vulcan_safety_clauses(c) -%}
@@ -190,7 +190,7 @@
   {%- for f in findings -%}
     {%- if f.refused -%}
       {%- do lines.append('  - [' ~ f.pattern ~ '] ' ~ f.message) -%}
-      {%- if dbt_vulcan._vulcan_cfg_repr(f.pattern) not in names -%}{%- do names.append(dbt_vulcan._vulcan_cfg_repr(f.pattern)) -%}{%- endif -%}
+      {%- if dbt_vulcan.vulcan_repr(f.pattern) not in names -%}{%- do names.append(dbt_vulcan.vulcan_repr(f.pattern)) -%}{%- endif -%}
     {%- else -%}
       {%- do warnings.append("Model '" ~ model_name ~ "': safety analysis [" ~ f.pattern ~ ']: ' ~ f.message) -%}
     {%- endif -%}
@@ -232,7 +232,7 @@
         {%- if j.at >= 0 and tokens[j.at][0] == 'name' and (tokens[j.at][1] | lower) == 'as' -%}{%- set j.at = j.at - 1 -%}{%- endif -%}
         {%- if j.at >= 0 and tokens[j.at][1] == ')' and j.at in match -%}{%- set j.at = match[j.at] - 1 -%}{%- endif -%}
         {%- if j.at >= 0 and tokens[j.at][0] in ('name', 'quoted') -%}
-          {%- set cte.written = dbt_vulcan._vulcan_sql_ident(tokens[j.at]) -%}
+          {%- set cte.written = dbt_vulcan.vulcan_sql_ident(tokens[j.at]) -%}
           {%- set cte.name = cte.written | lower -%}
         {%- endif -%}
       {%- endif -%}
@@ -342,7 +342,7 @@
         {%- set k = namespace(at=c.match[o] + 1) -%}
         {%- if k.at < c.n and t[k.at][0] == 'name' and (t[k.at][1] | lower) == 'as' -%}{%- set k.at = k.at + 1 -%}{%- endif -%}
         {%- set alias = k.at < c.n and (t[k.at][0] == 'quoted' or (t[k.at][0] == 'name' and (t[k.at][1] | lower) not in not_alias)) -%}
-        {%- do parts.append('subquery ' ~ dbt_vulcan._vulcan_sql_ident(t[k.at]) if alias else 'a subquery') -%}
+        {%- do parts.append('subquery ' ~ dbt_vulcan.vulcan_sql_ident(t[k.at]) if alias else 'a subquery') -%}
       {%- endif -%}
     {%- endfor -%}
     {%- set in_cte = [] -%}
@@ -359,7 +359,7 @@
   {%- set p = {'a': a, 'b': b, 'ea': a, 'eb': b, 'alias': none, 'name': none, 'star': false} -%}
   {%- set last = t[b] -%}
   {%- if b - a >= 2 and t[b - 1][0] == 'name' and (t[b - 1][1] | lower) == 'as' and last[0] in ('name', 'quoted') -%}
-    {%- do p.update({'alias': dbt_vulcan._vulcan_sql_ident(last), 'eb': b - 2}) -%}
+    {%- do p.update({'alias': dbt_vulcan.vulcan_sql_ident(last), 'eb': b - 2}) -%}
   {%- elif b > a and (last[0] == 'quoted' or (last[0] == 'name' and (last[1] | lower) not in c.kw))
       and (t[a][1] | lower) != 'interval' and c.depth[b] == c.depth[a] -%}
     {#- `expr alias`: the token before ends an operand -#}
@@ -367,7 +367,7 @@
     {%- set lb = before[1] | lower -%}
     {%- if before[0] in ('number', 'string', 'var', 'quoted') or before[1] in (')', ']')
         or (before[0] == 'name' and (lb not in c.kw or lb in ('null', 'true', 'false', 'end'))) -%}
-      {%- do p.update({'alias': dbt_vulcan._vulcan_sql_ident(last), 'eb': b - 1}) -%}
+      {%- do p.update({'alias': dbt_vulcan.vulcan_sql_ident(last), 'eb': b - 1}) -%}
     {%- endif -%}
   {%- endif -%}
   {%- set ea, eb = p.ea, p.eb -%}
@@ -411,12 +411,12 @@
   {%- endfor -%}
   {%- set sources = [] -%}
   {%- set base = [c.tc] -%}
-  {#- words of a window spec, which the column reader of sql_tokens.sql does not know -#}
+  {#- words of a window spec, which the column reader of text/sql_lexer.sql does not know -#}
   {%- set spec_words = ['partition', 'by', 'rows', 'range', 'asc', 'desc', 'nulls', 'first', 'last',
       'unbounded', 'preceding', 'following', 'current', 'row', 'filter', 'within', 'ignore', 'respect'] -%}
   {%- for a, b in ranges -%}
     {%- do sources.append(dbt_vulcan._vulcan_safety_norm(c, a, b)) -%}
-    {%- set names = dbt_vulcan._vulcan_sql_columns(c.tokens[a:b + 1]) | map(attribute='parts') | map('last') | map('lower') | reject('in', spec_words) | unique | list -%}
+    {%- set names = dbt_vulcan.vulcan_sql_columns(c.tokens[a:b + 1]) | map(attribute='parts') | map('last') | map('lower') | reject('in', spec_words) | unique | list -%}
     {%- if names | length == 1 and names[0] not in base -%}{%- do base.append(names[0]) -%}{%- endif -%}
   {%- endfor -%}
   {%- do c.update({'sources': sources, 'base': base}) -%}
@@ -436,7 +436,7 @@
       {%- if tk[0] == 'var' and tk[1][1:].strip('{}') in c.filters -%}
         {%- set ns.filtered = true -%}
       {%- elif tk[0] in ('name', 'quoted') and j > 0 -%}
-        {%- set name = dbt_vulcan._vulcan_sql_ident(tk) | lower -%}
+        {%- set name = dbt_vulcan.vulcan_sql_ident(tk) | lower -%}
         {%- set prev = t[j - 1][1] | lower -%}
         {%- set next = (t[j + 1][1] | lower) if j + 1 < c.n else '' -%}
         {%- if name in names and next not in ('.', '(') and (prev in ('from', 'join') or (prev == ',' and (j - 1) in c.from_commas)) -%}
@@ -496,7 +496,7 @@
     {%- set tk = c.tokens[j] -%}
     {%- if (j - a) % 2 == 0 -%}
       {%- if not (tk[0] == 'quoted' or (tk[0] == 'name' and (tk[1] | lower) not in c.kw and (tk[1] | lower) not in c.niladic)) -%}{{ return(none) }}{%- endif -%}
-      {%- do parts.append(dbt_vulcan._vulcan_sql_ident(tk)) -%}
+      {%- do parts.append(dbt_vulcan.vulcan_sql_ident(tk)) -%}
     {%- elif tk[1] != '.' -%}
       {{ return(none) }}
     {%- endif -%}
@@ -514,7 +514,7 @@
     {%- set dropped_dot = tk[1] == '.' and j > r[0] and c.tokens[j - 1][0] in ('name', 'quoted') -%}
     {%- if not qualifier and not dropped_dot -%}
       {%- if tk[0] in ('name', 'quoted') -%}
-        {%- do out.append(dbt_vulcan._vulcan_sql_ident(tk) | lower) -%}
+        {%- do out.append(dbt_vulcan.vulcan_sql_ident(tk) | lower) -%}
       {%- elif tk[0] == 'string' -%}
         {%- do out.append("'" ~ tk[1][1:-1] | lower ~ "'") -%}
       {%- else -%}
@@ -700,10 +700,10 @@
           {%- do keys.extend(dbt_vulcan._vulcan_safety_partition(c, j + 1)) -%}
         {%- elif si >= 0 and 'window' in c.selects[si].clauses -%}
           {#- a named window: its definition in the query's WINDOW clause -#}
-          {%- set wanted = dbt_vulcan._vulcan_sql_ident(next) | lower -%}
+          {%- set wanted = dbt_vulcan.vulcan_sql_ident(next) | lower -%}
           {%- set clause = c.selects[si].clauses.window -%}
           {%- for k in range(clause[0] + 1, clause[1] - 1) if c.depth[k] == c.selects[si].depth and not keys -%}
-            {%- if t[k][0] in ('name', 'quoted') and (dbt_vulcan._vulcan_sql_ident(t[k]) | lower) == wanted -%}
+            {%- if t[k][0] in ('name', 'quoted') and (dbt_vulcan.vulcan_sql_ident(t[k]) | lower) == wanted -%}
               {%- set o = k + 2 if (t[k + 1][1] | lower) == 'as' else k + 1 -%}
               {%- if o < c.n and t[o][1] == '(' -%}{%- do keys.extend(dbt_vulcan._vulcan_safety_partition(c, o)) -%}{%- endif -%}
             {%- endif -%}

@@ -34,7 +34,7 @@
     partitioned by ({% for name, type in columns if name in partition_columns %}{{ name }} {{ type }}{{ ', ' if not loop.last }}{% endfor %})
     stored as parquet
     {%- else %}
-    {{ dbt_vulcan._vulcan_state_table_clauses(file_format) }}
+    {{ dbt_vulcan.vulcan_state_table_clauses(file_format) }}
     {%- endif %}
   {%- endset -%}
   {{ return([create_schema, create_table]) }}
@@ -44,7 +44,7 @@
     replacement of a table created before the partitioning). Iceberg: an append that lost a
     commit race retries on the new snapshot; 8 threads appending at once outlast its default 4
     retries. -#}
-{% macro _vulcan_state_table_clauses(file_format) %}
+{% macro vulcan_state_table_clauses(file_format) %}
   {%- set clauses = ['using ' ~ file_format, 'partitioned by (relation)'] -%}
   {%- if file_format == 'iceberg' -%}
     {%- do clauses.append("tblproperties ('commit.retry.num-retries' = '30')") -%}

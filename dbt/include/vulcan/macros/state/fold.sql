@@ -4,7 +4,7 @@
     A model run whose read returned at least `vulcan_state_fold_rows` rows (a var, default 100;
     0 turns folding off) replaces them by their compacted equivalent, as `vulcan_compact` does
     for the whole log: one processed row per replayed range, carrying the latest processed
-    row's fingerprint, time and details (operations/_log.sql, _vulcan_op_compact). Replaying
+    row's fingerprint, time and details (state/log.sql, vulcan_log_compact). Replaying
     the folded rows gives the same intervals, so the plan, made from the rows read, is the same
     either way.
 
@@ -36,18 +36,18 @@
 
 {#- The fold of a log past the limit, in its own macro: a run below it compiles none of it. -#}
 {% macro _vulcan_fold_long_log(key, rows, model_name) %}
-  {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
+  {%- set summary = dbt_vulcan.vulcan_log_summary(rows) -%}
   {%- if summary.pending_restatements or summary.pending_full or summary.pending_writes or summary.pending_stages -%}
     {{ log("Model '" ~ model_name ~ "': the state log (" ~ rows | length ~ " rows) is not folded while a restatement, a write or a stage is pending", info=false) }}
     {{ return(false) }}
   {%- endif -%}
-  {%- set folded = dbt_vulcan._vulcan_op_compact({key: rows}) -%}
+  {%- set folded = dbt_vulcan.vulcan_log_compact({key: rows}) -%}
   {%- if folded | length * 2 > rows | length -%}{{ return(false) }}{%- endif -%}
   {%- set state = dbt_vulcan.vulcan_state_relation() -%}
   {%- if dbt_vulcan.vulcan_state_file_format() == 'parquet' -%}
-    {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan._vulcan_op_values_sql(folded)) %}
-    {% do dbt_vulcan._vulcan_state_drop_appends(state, key, rows) %}
-  {%- elif dbt_vulcan._vulcan_state_by_relation(state) -%}
+    {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_log_values_sql(folded)) %}
+    {% do dbt_vulcan.vulcan_state_drop_appends(state, key, rows) %}
+  {%- elif dbt_vulcan.vulcan_state_by_relation(state) -%}
     {% do run_query(dbt_vulcan._vulcan_state_fold_overwrite_sql(state, key, rows, folded)) %}
   {%- else -%}
     {{ log("Model '" ~ model_name ~ "': the state log holds " ~ rows | length ~ " rows and is not folded: " ~ state ~ " predates the state table's partitioning by relation. Run `dbt run-operation vulcan_compact` once, while no dbt run writes state, to repartition and compact it.", info=true) }}
@@ -59,7 +59,7 @@
 
 {#- Parquet: drops the appends (partitions) the rows `rows` of relation `key` came from, 500 a
     statement. -#}
-{% macro _vulcan_state_drop_appends(state, key, rows) %}
+{% macro vulcan_state_drop_appends(state, key, rows) %}
   {%- set q = dbt_vulcan.vulcan_sql_string -%}
   {%- for chunk in rows | map(attribute='append_id') | select | unique | sort | batch(500) -%}
     {%- set specs = [] -%}
@@ -78,10 +78,10 @@
   {%- set q = dbt_vulcan.vulcan_sql_string -%}
   {%- set names = dbt_vulcan._vulcan_state_row() | map(attribute=0) | list -%}
   {%- set kept = names[1:] | join(', ') -%}
-  {%- set newest = dbt_vulcan._vulcan_op_dt(rows | map(attribute='at') | max).strftime('%Y-%m-%d %H:%M:%S.%f') -%}
+  {%- set newest = dbt_vulcan.vulcan_log_datetime(rows | map(attribute='at') | max).strftime('%Y-%m-%d %H:%M:%S.%f') -%}
   {%- set parts = [] -%}
   {%- if folded -%}
-    {%- do parts.append('select ' ~ kept ~ ' from values ' ~ dbt_vulcan._vulcan_op_values_sql(folded) ~ ' as vulcan_rows(' ~ names | join(', ') ~ ')') -%}
+    {%- do parts.append('select ' ~ kept ~ ' from values ' ~ dbt_vulcan.vulcan_log_values_sql(folded) ~ ' as vulcan_rows(' ~ names | join(', ') ~ ')') -%}
   {%- endif -%}
   {%- do parts.append('select ' ~ kept ~ ' from ' ~ state ~ ' where relation = ' ~ q(key) ~ ' and recorded_at > ' ~ q(newest)) -%}
   {{ return('insert overwrite table ' ~ state ~ ' partition (relation = ' ~ q(key) ~ ')\n' ~ parts | join('\nunion all\n')) }}
@@ -89,7 +89,7 @@
 
 {#- Whether a Delta or Iceberg state table is partitioned by relation (one created by an
     earlier dbt-vulcan is not). -#}
-{% macro _vulcan_state_by_relation(state) %}
+{% macro vulcan_state_by_relation(state) %}
   {%- set partitioned = [] -%}
   {%- set st = {'section': false} -%}
   {%- for row in run_query('describe table ' ~ state).rows -%}

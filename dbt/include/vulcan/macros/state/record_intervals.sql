@@ -1,6 +1,6 @@
 {#- Appends rows to the log (never UPDATE or DELETE), in one statement that is safe while dbt
     threads and other dbt processes append too, in both modes. `values_sql` comes from
-    vulcan_state_values (plan.sql): every value is escaped there. -#}
+    vulcan_state_values (below): every value is escaped there. -#}
 {% macro vulcan_record_intervals(values_sql, append_id=none) %}
   {%- if values_sql -%}
     {% call statement('vulcan_record_intervals') -%}
@@ -32,4 +32,20 @@
     statements, so unique). -#}
 {% macro vulcan_state_append_id() %}
   {{ return(invocation_id ~ '-' ~ modules.datetime.datetime.now().strftime('%Y%m%d%H%M%S%f')) }}
+{% endmacro %}
+
+{#- One state row per [start, end] interval, as the VALUES list of an INSERT into the log
+    (every value escaped here). `recorded_at` is now in UTC with microseconds; `seq` orders the
+    rows of one statement. -#}
+{% macro vulcan_state_values(relation, intervals, row_type, fingerprint, details='', model_id=none) %}
+  {%- set s = dbt_vulcan.vulcan_sql_string -%}
+  {%- set recorded = modules.datetime.datetime.utcnow().isoformat(' ') -%}
+  {%- set tuples = [] -%}
+  {%- for start, end in intervals -%}
+    {%- do tuples.append('(' ~ [
+      s(dbt_vulcan.vulcan_relation_key(relation)), s(model_id if model_id is not none else model.unique_id), s(start), s(end), s(row_type),
+      s(fingerprint), s(invocation_id), s(recorded), loop.index | string, s(details),
+    ] | join(', ') ~ ')') -%}
+  {%- endfor -%}
+  {{ return(tuples | join(',\n')) }}
 {% endmacro %}

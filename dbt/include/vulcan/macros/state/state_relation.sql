@@ -54,3 +54,26 @@
     {% do run_query('refresh table ' ~ dbt_vulcan.vulcan_state_relation()) %}
   {%- endif -%}
 {% endmacro %}
+
+{#- The key of a relation in the state log: `schema.table`, lower case. -#}
+{% macro vulcan_relation_key(relation) %}
+  {{ return(dbt_vulcan.vulcan_state_key(relation.database, relation.schema, relation.identifier)) }}
+{% endmacro %}
+
+{#- A table's key in the state log, lower case: `schema.table` in the target's own catalog
+    (always on type: spark, whose relations have none), `catalog.schema.table` in any other,
+    so that two catalogs' tables of one name keep their own intervals (and the keys recorded
+    before catalogs counted stay valid). -#}
+{% macro vulcan_state_key(catalog, schema, identifier) %}
+  {%- set own = (target.database or target.catalog or '') | string | lower -%}
+  {%- set key = ((schema | string) ~ '.' ~ (identifier | string)) | lower -%}
+  {%- if catalog and (catalog | string | lower) != own -%}
+    {{ return(((catalog | string) | lower) ~ '.' ~ key) }}
+  {%- endif -%}
+  {{ return(key) }}
+{% endmacro %}
+
+{#- A model's key in the state log (vulcan_state_key of its catalog, schema and alias). -#}
+{% macro vulcan_node_state_key(node) %}
+  {{ return(dbt_vulcan.vulcan_state_key(node.database, node.schema, node.alias or node.name)) }}
+{% endmacro %}

@@ -7,15 +7,15 @@
 
 {#- Every token's SQL text for a batch: {'start_ds': "'2025-01-01'", ...}. -#}
 {% macro vulcan_time_tokens(start, end, execution_time) %}
-  {%- set low = dbt_vulcan._vulcan_ts(start) -%}
-  {%- set high = dbt_vulcan._vulcan_ts(end) -%}
+  {%- set low = dbt_vulcan.vulcan_parse_ts(start) -%}
+  {%- set high = dbt_vulcan.vulcan_parse_ts(end) -%}
   {%- set last = high - modules.datetime.timedelta(microseconds=1) -%}
   {%- set values = {} -%}
   {%- do values.update(dbt_vulcan._vulcan_point_tokens('start', low)) -%}
   {%- do values.update(dbt_vulcan._vulcan_point_tokens('end', last)) -%}
-  {%- do values.update(dbt_vulcan._vulcan_point_tokens('execution', dbt_vulcan._vulcan_ts(execution_time))) -%}
+  {%- do values.update(dbt_vulcan._vulcan_point_tokens('execution', dbt_vulcan.vulcan_parse_ts(execution_time))) -%}
   {%- do values.update({
-    'end_millis': (dbt_vulcan._vulcan_micros(high) // 1000 - 1) | string,
+    'end_millis': (dbt_vulcan.vulcan_micros(high) // 1000 - 1) | string,
     'start_timestamp': values['start_dt'],
     'end_timestamp': values['end_dt'],
   }) -%}
@@ -51,9 +51,9 @@
     parsed with its format (zone-free), which Delta's REPLACE WHERE refuses (the config check,
     vulcan_time_grain_problems). -#}
 {% macro vulcan_output_filter(column_sql, start, end, time_type, time_format=none) %}
-  {%- set low = dbt_vulcan._vulcan_ts(start) -%}
-  {%- set high = dbt_vulcan._vulcan_ts(end) -%}
-  {%- set py_format = dbt_vulcan._vulcan_strftime_format(time_format) -%}
+  {%- set low = dbt_vulcan.vulcan_parse_ts(start) -%}
+  {%- set high = dbt_vulcan.vulcan_parse_ts(end) -%}
+  {%- set py_format = dbt_vulcan.vulcan_strftime_format(time_format) -%}
   {%- set day_grained = time_type == 'date' or (time_type == 'string' and not dbt_vulcan.vulcan_format_has_time(py_format)) -%}
   {%- set ns = namespace(column=column_sql, type=time_type) -%}
   {%- set sorts = time_type != 'string' or dbt_vulcan.vulcan_format_sorts_as_text(py_format) -%}
@@ -138,31 +138,15 @@
 {% endmacro %}
 
 {#- ---------------------------------------------------------------- private helpers -#}
-{% macro _vulcan_ts(text) %}
-  {%- set value = text | string -%}
-  {%- set fmt = '%Y-%m-%d %H:%M:%S.%f' if '.' in value else ('%Y-%m-%d %H:%M:%S' if ':' in value else '%Y-%m-%d') -%}
-  {{ return(modules.datetime.datetime.strptime(value, fmt)) }}
-{% endmacro %}
-
-{% macro _vulcan_format_ts(dt) %}
-  {{ return(dt.strftime('%Y-%m-%d %H:%M:%S') ~ ('.%06d' | format(dt.microsecond) if dt.microsecond else '')) }}
-{% endmacro %}
-
-{#- microseconds since 1970-01-01 (negative before it) -#}
-{% macro _vulcan_micros(dt) %}
-  {%- set delta = dt - modules.datetime.datetime(1970, 1, 1) -%}
-  {{ return((delta.days * 86400 + delta.seconds) * 1000000 + delta.microseconds) }}
-{% endmacro %}
-
 {% macro _vulcan_point_tokens(prefix, dt) %}
-  {%- set micros = dbt_vulcan._vulcan_micros(dt) -%}
+  {%- set micros = dbt_vulcan.vulcan_micros(dt) -%}
   {%- set size = micros if micros >= 0 else -micros -%}
   {%- set epoch = ('-' if micros < 0 else '') ~ (size // 1000000) ~ '.' ~ ('%06d' | format(size % 1000000)) -%}
   {{ return({
     prefix ~ '_ds': "'" ~ dt.strftime('%Y-%m-%d') ~ "'",
     prefix ~ '_date': dbt_vulcan.vulcan_time_literal(dt, 'date'),
     prefix ~ '_dt': dbt_vulcan.vulcan_time_literal(dt),
-    prefix ~ '_ts': "'" ~ dbt_vulcan._vulcan_format_ts(dt) ~ "'",
+    prefix ~ '_ts': "'" ~ dbt_vulcan.vulcan_format_ts(dt) ~ "'",
     prefix ~ '_epoch': epoch,
     prefix ~ '_millis': (micros // 1000) | string,
   }) }}
@@ -174,9 +158,9 @@
   {%- elif time_type == 'string' -%}
     {{ return("'" ~ dt.strftime(py_format).replace("'", "''") ~ "'") }}
   {%- elif time_type == 'epoch_millis' -%}
-    {{ return((dbt_vulcan._vulcan_micros(dt) // 1000) | string) }}
+    {{ return((dbt_vulcan.vulcan_micros(dt) // 1000) | string) }}
   {%- endif -%}
-  {{ return((dbt_vulcan._vulcan_micros(dt) // 1000000) | string) }}
+  {{ return((dbt_vulcan.vulcan_micros(dt) // 1000000) | string) }}
 {% endmacro %}
 
 {#- The SQL literal of `dt` (a naive UTC datetime) as a DATE, TIMESTAMP or TIMESTAMP_NTZ: a
@@ -187,14 +171,14 @@
   {%- if sql_type == 'date' -%}
     {{ return("CAST('" ~ dt.strftime('%Y-%m-%d') ~ "' AS DATE)") }}
   {%- elif sql_type == 'timestamp_ntz' -%}
-    {{ return("CAST('" ~ dbt_vulcan._vulcan_format_ts(dt) ~ "' AS TIMESTAMP_NTZ)") }}
+    {{ return("CAST('" ~ dbt_vulcan.vulcan_format_ts(dt) ~ "' AS TIMESTAMP_NTZ)") }}
   {%- endif -%}
-  {{ return("CAST('" ~ dbt_vulcan._vulcan_format_ts(dt) ~ "+00:00' AS TIMESTAMP)") }}
+  {{ return("CAST('" ~ dbt_vulcan.vulcan_format_ts(dt) ~ "+00:00' AS TIMESTAMP)") }}
 {% endmacro %}
 
 {#- A strftime format from a Python ('%Y-%m-%d') or Spark ('yyyy-MM-dd') one; none gives
     '%Y-%m-%d'. Formats are validated with the model's config. -#}
-{% macro _vulcan_strftime_format(fmt) %}
+{% macro vulcan_strftime_format(fmt) %}
   {%- if fmt is none or not (fmt | trim) -%}{{ return('%Y-%m-%d') }}{%- endif -%}
   {%- if '%' in fmt -%}{{ return(fmt) }}{%- endif -%}
   {%- set patterns = {'yyyy': '%Y', 'yy': '%y', 'MM': '%m', 'dd': '%d', 'HH': '%H', 'mm': '%M', 'ss': '%S', 'SSSSSS': '%f'} -%}

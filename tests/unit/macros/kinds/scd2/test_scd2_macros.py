@@ -8,7 +8,7 @@ Known differences, all in the problems of a unique_key *expression* (the oracle 
 sqlglot, the macros read it lexically): a message quotes the expression as written where the
 oracle quotes sqlglot's rendering (`'COUNT(*)'` for `count(*)`, `'x AS y'` for `x as y`), and the
 reason in parentheses of an unparsable expression is the Jinja SQL reader's (the unique-key
-kind's, kinds/unique_key/sql_tokens.sql, which both kinds share). `KNOWN_DIFFERENCES` pins them."""
+kind's, text/sql_lexer.sql, which both kinds share). `KNOWN_DIFFERENCES` pins them."""
 
 from __future__ import annotations
 
@@ -326,7 +326,7 @@ KNOWN_DIFFERENCES = {
     "x as y": "unique_key: 'x as y' is not a column or an expression over the model's columns",
     "lower(t.id)": "unique_key: 'lower(t.id)' names a table; write the column alone (it is "
     "matched as source.<key> = target.<key>)",
-    # the reason in parentheses is the Jinja SQL reader's (kinds/unique_key/sql_tokens.sql),
+    # the reason in parentheses is the Jinja SQL reader's (text/sql_lexer.sql),
     # not sqlglot's
     "lower(": "unique_key: 'lower(' is not a column or SQL expression (expecting ))",
     "now()": "unique_key: 'now()' is not a column or an expression over the model's columns",

@@ -6,7 +6,7 @@ on every case of tests/oracle/test_unique_key.py and on random keys and clauses.
 the `spark` dispatch order and an adapter without the vulcan methods (package mode).
 
 Known differences (the Jinja reader is not sqlglot; see the header of
-macros/kinds/unique_key/sql_tokens.sql):
+macros/text/sql_lexer.sql):
 - the reason in parentheses after "is not a column or SQL expression", "is not a SQL predicate"
   and "cannot parse ... as WHEN MATCHED ..." is the reader's own (`same` drops it);
 - messages quote keys and clauses as written; sqlglot quotes its rendering (function names

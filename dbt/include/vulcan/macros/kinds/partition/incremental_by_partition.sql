@@ -19,7 +19,7 @@
 {% macro _vulcan_partition_check(cfg, begin, plan, schema_sql) %}
   {%- set logged = plan.has_state and not plan.fingerprint_changed and plan.layout == dbt_vulcan.vulcan_layout(cfg) -%}
   {%- set layout = none if plan.rebuild or logged else dbt_vulcan._vulcan_check_partition_layout(begin.target_relation, cfg) -%}
-  {%- set checked = dbt_vulcan._vulcan_whole_table_check(cfg, begin, plan, schema_sql) -%}
+  {%- set checked = dbt_vulcan.vulcan_whole_table_check(cfg, begin, plan, schema_sql) -%}
   {#- the layout check's description gives the table's columns too (engine/in_table_order.sql) -#}
   {%- if layout is not none -%}{%- do checked.update({'extra': {'table_columns': layout.columns}}) -%}{%- endif -%}
   {{ return(checked) }}

@@ -15,7 +15,7 @@
   {%- endif -%}
   {% call statement('main') -%}
     insert into {{ args.relation }} replace where {{ predicate }}
-    {{ dbt_vulcan._vulcan_in_table_order(args) }}
+    {{ dbt_vulcan.vulcan_in_table_order(args) }}
   {%- endcall %}
 {% endmacro %}
 

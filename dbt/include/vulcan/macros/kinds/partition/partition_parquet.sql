@@ -12,5 +12,5 @@
     {%- endcall %}
     {{ return(none) }}
   {%- endif -%}
-  {% do dbt_vulcan._vulcan_overwrite_from_stage(args, args.sql) %}
+  {% do dbt_vulcan.vulcan_overwrite_from_stage(args, args.sql) %}
 {% endmacro %}

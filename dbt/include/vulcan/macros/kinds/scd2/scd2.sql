@@ -28,7 +28,7 @@
     (a list of strings, for vulcan_check_columns' extra_problems; the spec is usable for the
     table's columns even when there are problems). `cfg`: the validated settings. -#}
 {% macro vulcan_scd_type_2_model(cfg, query_columns) %}
-  {%- set r = dbt_vulcan._vulcan_cfg_repr -%}
+  {%- set r = dbt_vulcan.vulcan_repr -%}
   {%- set names = [] -%}
   {%- set types = [] -%}
   {%- set by_lower = {} -%}
@@ -116,9 +116,9 @@
     except for a batch followed by later batches of the same run (a history backfill), seen
     at its end. -#}
 {% macro vulcan_scd_type_2_detection_time(execution_time, batch) %}
-  {%- set executed = execution_time if execution_time is not string else dbt_vulcan._vulcan_ts(execution_time) -%}
+  {%- set executed = execution_time if execution_time is not string else dbt_vulcan.vulcan_parse_ts(execution_time) -%}
   {%- if batch.get('tracked', true) and (batch['index'] | int) < (batch['count'] | int) -%}
-    {%- set ended = dbt_vulcan._vulcan_ts(batch['end']) -%}
+    {%- set ended = dbt_vulcan.vulcan_parse_ts(batch['end']) -%}
     {{ return(ended if ended < executed else executed) }}
   {%- endif -%}
   {{ return(executed) }}
@@ -141,7 +141,7 @@
     {%- endif -%}
     {{ return(dbt_vulcan._vulcan_scd2_rewrite(spec, relation | string, source_sql, detected, empty)) }}
   {%- endif -%}
-  {{ exceptions.raise_compiler_error('unknown SCD2 statement ' ~ dbt_vulcan._vulcan_cfg_repr(statement) ~ ' (create, rewrite, changes, merge)') }}
+  {{ exceptions.raise_compiler_error('unknown SCD2 statement ' ~ dbt_vulcan.vulcan_repr(statement) ~ ' (create, rewrite, changes, merge)') }}
 {% endmacro %}
 
 {# ------------------------------------------------------------------ private: the config #}
@@ -158,7 +158,7 @@
 {% macro _vulcan_scd2_resolve(name, key, by_lower, listed, problems) %}
   {%- set found = by_lower.get(name | lower) -%}
   {%- if found is none -%}
-    {%- do problems.append(key ~ ': ' ~ dbt_vulcan._vulcan_cfg_repr(name) ~ " is not a column of the model's query; its columns are: " ~ listed) -%}
+    {%- do problems.append(key ~ ': ' ~ dbt_vulcan.vulcan_repr(name) ~ " is not a column of the model's query; its columns are: " ~ listed) -%}
     {{ return(name) }}
   {%- endif -%}
   {{ return(found) }}
@@ -166,9 +166,9 @@
 
 {#- {columns, problems} of a unique_key expression: the columns it names (of a struct field
     `s.f`, the column `s`), read by the unique-key kind's SQL reader (kinds/unique_key/spec.sql,
-    _vulcan_uk_parse_keys: one reader for both kinds, as unique_key.parse_keys is for the oracle). -#}
+    vulcan_uk_parse_keys: one reader for both kinds, as unique_key.parse_keys is for the oracle). -#}
 {% macro _vulcan_scd2_key_columns(entry) %}
-  {%- set parsed = dbt_vulcan._vulcan_uk_parse_keys([entry]) -%}
+  {%- set parsed = dbt_vulcan.vulcan_uk_parse_keys([entry]) -%}
   {%- set columns = [] -%}
   {%- for key in parsed['keys'] -%}
     {%- for c in key.columns -%}{%- do columns.append(c.parts[0]) -%}{%- endfor -%}

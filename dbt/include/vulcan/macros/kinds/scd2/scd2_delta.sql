@@ -17,10 +17,10 @@
     {%- endcall %}
     {{ return(none) }}
   {%- endif -%}
-  {%- set stage = dbt_vulcan._vulcan_stage_relation(args.relation, '__vulcan_changes') -%}
-  {% do dbt_vulcan._vulcan_stage_create(stage, dbt_vulcan.vulcan_scd_type_2_sql(args.scd2, 'changes', args.relation, args.sql, args.plan.execution_time, args.batch)) %}
+  {%- set stage = dbt_vulcan.vulcan_stage_relation(args.relation, '__vulcan_changes') -%}
+  {% do dbt_vulcan.vulcan_stage_create(stage, dbt_vulcan.vulcan_scd_type_2_sql(args.scd2, 'changes', args.relation, args.sql, args.plan.execution_time, args.batch)) %}
   {% call statement('main') -%}
     {{ dbt_vulcan.vulcan_scd_type_2_sql(args.scd2, 'merge', args.relation, stage | string) }}
   {%- endcall %}
-  {% do dbt_vulcan._vulcan_stage_drop(stage) %}
+  {% do dbt_vulcan.vulcan_stage_drop(stage) %}
 {% endmacro %}

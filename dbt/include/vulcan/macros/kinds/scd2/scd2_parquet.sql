@@ -15,5 +15,5 @@
     {%- endcall %}
     {{ return(none) }}
   {%- endif -%}
-  {% do dbt_vulcan._vulcan_overwrite_from_stage(args, content) %}
+  {% do dbt_vulcan.vulcan_overwrite_from_stage(args, content) %}
 {% endmacro %}

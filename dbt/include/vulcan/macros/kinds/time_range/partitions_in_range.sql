@@ -9,7 +9,7 @@
     partitions_in_range is the test oracle. -#}
 {% macro vulcan_partitions_in_range(cfg, partitions, time_type, start, end, session_zone='UTC') %}
   {%- set dt = modules.datetime -%}
-  {%- set low, high = dbt_vulcan._vulcan_ts(start), dbt_vulcan._vulcan_ts(end) -%}
+  {%- set low, high = dbt_vulcan.vulcan_parse_ts(start), dbt_vulcan.vulcan_parse_ts(end) -%}
   {%- set column = cfg.time_column | lower -%}
   {%- if time_type == 'timestamp' -%}{%- do dbt_vulcan._vulcan_session_time_to_utc(low, session_zone) -%}{%- endif -%}
   {%- set specs = [] -%}
@@ -25,7 +25,7 @@
     {%- set value = none -%}
     {%- if ns.raw is not none and ns.raw != '__HIVE_DEFAULT_PARTITION__' -%}
       {%- if time_type == 'string' -%}
-        {%- set fmt = dbt_vulcan._vulcan_strftime_format(cfg.time_format) -%}
+        {%- set fmt = dbt_vulcan.vulcan_strftime_format(cfg.time_format) -%}
         {%- set value = dbt_vulcan._vulcan_strptime(ns.raw, fmt) -%}
       {%- elif time_type in ('int', 'bigint', 'epoch', 'epoch_millis') -%}
         {%- if modules.re.fullmatch('[+-]?\\d+', ns.raw.strip()) -%}
@@ -33,7 +33,7 @@
           {%- set value = dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=n * (1000 if time_type == 'epoch_millis' else 1000000)) -%}
         {%- endif -%}
       {%- else -%}
-        {%- set value = dbt_vulcan._vulcan_cfg_parse_time(ns.raw, cfg.time_column).time -%}
+        {%- set value = dbt_vulcan.vulcan_cfg_parse_time(ns.raw, cfg.time_column).time -%}
         {%- if value is not none and time_type == 'timestamp' -%}
           {%- set value = dbt_vulcan._vulcan_session_time_to_utc(value, session_zone) -%}
         {%- endif -%}
@@ -65,7 +65,7 @@
   {%- elif text in pytz.all_timezones_set -%}
     {{ return(pytz.timezone(text).localize(value, is_dst=true).astimezone(pytz.utc).replace(tzinfo=none)) }}
   {%- endif -%}
-  {{ exceptions.raise_compiler_error("The session's time zone (spark.sql.session.timeZone) " ~ dbt_vulcan._vulcan_cfg_repr(text) ~ ' is neither a region nor an offset that dbt-vulcan reads; partitions of a timestamp column are read in it. Set a region (Europe/Paris) or an offset (+02:00).') }}
+  {{ exceptions.raise_compiler_error("The session's time zone (spark.sql.session.timeZone) " ~ dbt_vulcan.vulcan_repr(text) ~ ' is neither a region nor an offset that dbt-vulcan reads; partitions of a timestamp column are read in it. Set a region (Europe/Paris) or an offset (+02:00).') }}
 {% endmacro %}
 
 {#- Hive's %XX escapes of a partition path undone (they only escape ASCII characters). -#}

@@ -5,6 +5,6 @@
 {% macro vulcan_time_range_delta(args) %}
   {% call statement('main') -%}
     insert into {{ args.relation }} replace where {{ args.filter }}
-    {{ dbt_vulcan._vulcan_in_table_order(args) }}
+    {{ dbt_vulcan.vulcan_in_table_order(args) }}
   {%- endcall %}
 {% endmacro %}

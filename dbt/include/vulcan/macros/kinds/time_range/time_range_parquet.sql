@@ -40,5 +40,5 @@
            ~ args.cfg.time_column ~ ' or use file_format delta/iceberg.', info=True) }}
   {% endif %}
   {% if args.dirty %}{% do dbt_vulcan.vulcan_record_intervals(args.removed_rows) %}{% endif %}
-  {% do dbt_vulcan._vulcan_overwrite_from_stage(args, 'select * from ' ~ args.relation ~ ' where not coalesce(' ~ args.filter ~ ', false)', args.sql) %}
+  {% do dbt_vulcan.vulcan_overwrite_from_stage(args, 'select * from ' ~ args.relation ~ ' where not coalesce(' ~ args.filter ~ ', false)', args.sql) %}
 {% endmacro %}

@@ -25,7 +25,7 @@
 {#- A range given with vulcan_start/vulcan_end is the window of a model with a time column;
     without one it does not apply (the whole-table kinds' note). -#}
 {% macro _vulcan_tracked_validate(cfg) %}
-  {%- if not cfg.time_column -%}{% do dbt_vulcan._vulcan_whole_table_only(cfg) %}{%- endif -%}
+  {%- if not cfg.time_column -%}{% do dbt_vulcan.vulcan_whole_table_only(cfg) %}{%- endif -%}
 {% endmacro %}
 
 {#- The query's columns (read on every run, as the whole-table kinds do) against the config:

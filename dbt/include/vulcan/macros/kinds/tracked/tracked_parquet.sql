@@ -10,10 +10,10 @@
 
 {% macro _vulcan_tracked_overwrite(args, spec, groups, changes) %}
   {%- if spec.window is none -%}
-    {% do dbt_vulcan._vulcan_stage_mark(groups, 'overwrite') %}
-    {% do dbt_vulcan._vulcan_swap_in_stage(args.relation, groups) %}
+    {% do dbt_vulcan.vulcan_stage_mark(groups, 'overwrite') %}
+    {% do dbt_vulcan.vulcan_swap_in_stage(args.relation, groups) %}
     {{ return(none) }}
   {%- endif -%}
   {%- set rewrite = dbt_vulcan.vulcan_tracked_rewrite_sql(spec, args.relation, groups, changes) -%}
-  {% do dbt_vulcan._vulcan_overwrite_from_stage(args, rewrite.kept, rewrite.added) %}
+  {% do dbt_vulcan.vulcan_overwrite_from_stage(args, rewrite.kept, rewrite.added) %}
 {% endmacro %}

@@ -6,7 +6,7 @@
 
 {#- The config against the query's column names: one string per problem. -#}
 {% macro vulcan_tracked_column_problems(cfg, names) %}
-  {%- set r = dbt_vulcan._vulcan_cfg_repr -%}
+  {%- set r = dbt_vulcan.vulcan_repr -%}
   {%- set lowered = names | map('lower') | list -%}
   {%- set problems = [] -%}
   {%- for key in cfg.group_key if (key | lower) not in lowered -%}

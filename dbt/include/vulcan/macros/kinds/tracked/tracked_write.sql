@@ -17,12 +17,12 @@
     {%- set window = {'column': cfg.time_column, 'start': args.batch.start, 'end': args.batch.end, 'time_type': args.time_type, 'time_format': cfg.time_format} -%}
   {%- endif -%}
   {%- set spec = dbt_vulcan.vulcan_tracked_spec(cfg, names, window) -%}
-  {%- set groups = dbt_vulcan._vulcan_stage_relation(args.relation, '__vulcan_groups') -%}
-  {% do dbt_vulcan._vulcan_stage_create(groups, dbt_vulcan.vulcan_tracked_groups_sql(spec, args.sql)) %}
+  {%- set groups = dbt_vulcan.vulcan_stage_relation(args.relation, '__vulcan_groups') -%}
+  {% do dbt_vulcan.vulcan_stage_create(groups, dbt_vulcan.vulcan_tracked_groups_sql(spec, args.sql)) %}
   {%- set found = run_query(dbt_vulcan.vulcan_tracked_check_sql(spec, groups)).rows[0] -%}
   {%- set problems = dbt_vulcan._vulcan_tracked_problems(cfg, found) -%}
   {%- if problems -%}
-    {% do dbt_vulcan._vulcan_stage_drop(groups) %}
+    {% do dbt_vulcan.vulcan_stage_drop(groups) %}
     {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' (tracked): " ~ problems | join('; ') ~ '. Nothing was written.') }}
   {%- endif -%}
   {%- if args.created -%}
@@ -30,11 +30,11 @@
       insert into {{ args.relation }} by name select * from {{ groups }}
     {%- endcall %}
     {{ log('tracked ' ~ args.relation ~ ': ' ~ found[1] ~ ' group' ~ ('s' if found[1] != 1 else '') ~ ' inserted', info=True) }}
-    {% do dbt_vulcan._vulcan_stage_drop(groups) %}
+    {% do dbt_vulcan.vulcan_stage_drop(groups) %}
     {{ return(none) }}
   {%- endif -%}
-  {%- set changes = dbt_vulcan._vulcan_stage_relation(args.relation, '__vulcan_changes') -%}
-  {% do dbt_vulcan._vulcan_stage_create(changes, dbt_vulcan.vulcan_tracked_changes_sql(spec, groups, args.relation)) %}
+  {%- set changes = dbt_vulcan.vulcan_stage_relation(args.relation, '__vulcan_changes') -%}
+  {% do dbt_vulcan.vulcan_stage_create(changes, dbt_vulcan.vulcan_tracked_changes_sql(spec, groups, args.relation)) %}
   {%- set counts = {'insert': 0, 'replace': 0, 'delete': 0} -%}
   {%- for row in run_query('select vulcan_change, count(*) from ' ~ changes ~ ' group by vulcan_change') -%}
     {%- do counts.update({row[0]: row[1]}) -%}
@@ -43,8 +43,8 @@
     {% do apply(args, spec, groups, changes) %}
   {%- endif -%}
   {{ log('tracked ' ~ args.relation ~ ': ' ~ dbt_vulcan._vulcan_tracked_summary(counts, found[1]), info=True) }}
-  {% do dbt_vulcan._vulcan_stage_drop(changes) %}
-  {% do dbt_vulcan._vulcan_stage_drop(groups) %}
+  {% do dbt_vulcan.vulcan_stage_drop(changes) %}
+  {% do dbt_vulcan.vulcan_stage_drop(groups) %}
 {% endmacro %}
 
 {#- The columns the batch selects: its projection's names, else the query's (the check's). -#}

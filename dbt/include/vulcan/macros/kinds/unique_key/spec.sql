@@ -1,7 +1,7 @@
 {#- INCREMENTAL_BY_UNIQUE_KEY: the unique key, `when_matched` clauses and `merge_filter` of a
     model, parsed and validated (every problem at once), and checked against the query's
     columns. tests/oracle/unique_key.py is the test oracle (UpsertSpec.build, parse_keys,
-    parse_when_matched, column_problems); the SQL reader is kinds/unique_key/sql_tokens.sql (its
+    parse_when_matched, column_problems); the SQL reader is text/sql_lexer.sql (its
     header lists where it differs from the oracle).
 
     A spec: {model, keys: [{text, columns}], clauses: [{condition, delete, star,
@@ -27,7 +27,7 @@
 
 {#- {spec, problems} -#}
 {% macro _vulcan_uk_build(cfg, values, predicates) %}
-  {%- set parsed = dbt_vulcan._vulcan_uk_parse_keys(cfg.unique_key or []) -%}
+  {%- set parsed = dbt_vulcan.vulcan_uk_parse_keys(cfg.unique_key or []) -%}
   {%- set problems = parsed.problems -%}
   {%- if not cfg.unique_key -%}
     {%- do problems.append('unique_key: required (a column, a list of columns or expressions)') -%}
@@ -45,14 +45,14 @@
   {%- for label, text in filters -%}
     {%- set text = dbt_vulcan.vulcan_render_tokens(text, values) -%}
     {%- do rendered.append([label, text]) -%}
-    {%- set lexed = dbt_vulcan._vulcan_sql_tokens(text) -%}
-    {%- set check = {'error': lexed.error} if lexed.error is not none else dbt_vulcan._vulcan_sql_check_expr(lexed.tokens) -%}
+    {%- set lexed = dbt_vulcan.vulcan_sql_tokens(text) -%}
+    {%- set check = {'error': lexed.error} if lexed.error is not none else dbt_vulcan.vulcan_sql_check_expr(lexed.tokens) -%}
     {%- set error = check.error -%}
     {%- if error is none and (check.alias or check.clause) -%}
       {%- set error = 'a predicate, not a list, alias or query' -%}
     {%- endif -%}
     {%- if error is not none -%}
-      {%- do problems.append('merge_filter: ' ~ dbt_vulcan._vulcan_cfg_repr(text) ~ ' is not a SQL predicate (' ~ error ~ ')') -%}
+      {%- do problems.append('merge_filter: ' ~ dbt_vulcan.vulcan_repr(text) ~ ' is not a SQL predicate (' ~ error ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if problems -%}{{ return({'spec': none, 'problems': problems}) }}{%- endif -%}
@@ -77,8 +77,8 @@
   {%- set found = [] -%}
   {%- for clause in spec.clauses if not clause.delete -%}
     {%- for column, expression in clause.assignments -%}
-      {%- set tokens = dbt_vulcan._vulcan_sql_tokens(expression).tokens or [] -%}
-      {%- for i in range(tokens | length - 1) if tokens[i][0] in ('name', 'quoted') and (dbt_vulcan._vulcan_sql_ident(tokens[i]) | lower) == 'target' and tokens[i + 1][1] == '.' -%}
+      {%- set tokens = dbt_vulcan.vulcan_sql_tokens(expression).tokens or [] -%}
+      {%- for i in range(tokens | length - 1) if tokens[i][0] in ('name', 'quoted') and (dbt_vulcan.vulcan_sql_ident(tokens[i]) | lower) == 'target' and tokens[i + 1][1] == '.' -%}
         {%- if loop.first -%}{%- do found.append(column ~ ' = ' ~ expression) -%}{%- endif -%}
       {%- endfor -%}
     {%- endfor -%}
@@ -88,13 +88,13 @@
 
 {#- An incremental_predicates entry with dbt's merge aliases renamed to target/source. -#}
 {% macro _vulcan_uk_dbt_aliases(predicate) %}
-  {%- set lexed = dbt_vulcan._vulcan_sql_tokens(predicate) -%}
+  {%- set lexed = dbt_vulcan.vulcan_sql_tokens(predicate) -%}
   {%- if lexed.error is not none -%}{{ return(predicate.strip()) }}{%- endif -%}
   {%- set aliases = {'dbt_internal_dest': 'target', 'dbt_internal_source': 'source'} -%}
   {%- set out = [] -%}
   {%- set ns = namespace(position=0) -%}
-  {%- for t in lexed.tokens if t[0] in ('name', 'quoted') and (dbt_vulcan._vulcan_sql_ident(t) | lower) in aliases -%}
-    {%- do out.append(predicate[ns.position:t[2]] ~ aliases[dbt_vulcan._vulcan_sql_ident(t) | lower]) -%}
+  {%- for t in lexed.tokens if t[0] in ('name', 'quoted') and (dbt_vulcan.vulcan_sql_ident(t) | lower) in aliases -%}
+    {%- do out.append(predicate[ns.position:t[2]] ~ aliases[dbt_vulcan.vulcan_sql_ident(t) | lower]) -%}
     {%- set ns.position = t[3] -%}
   {%- endfor -%}
   {%- do out.append(predicate[ns.position:]) -%}
@@ -107,7 +107,7 @@
     _split_top_level) -#}
 {% macro _vulcan_uk_split(tokens, first, last) %}
   {%- set part = tokens[first:last + 1] -%}
-  {%- set top = dbt_vulcan._vulcan_sql_top_level(part) -%}
+  {%- set top = dbt_vulcan.vulcan_sql_top_level(part) -%}
   {%- set n = part | length -%}
   {%- if n > 2 and part[0][1] == '(' and part[-1][1] == ')' and (top | select | list | length) == 2 -%}
     {%- set inner = dbt_vulcan._vulcan_uk_split(tokens, first + 1, last - 1) -%}
@@ -126,12 +126,12 @@
 {% endmacro %}
 
 {#- {keys: [{text, columns}], problems} -#}
-{% macro _vulcan_uk_parse_keys(unique_key) %}
-  {%- set r = dbt_vulcan._vulcan_cfg_repr -%}
+{% macro vulcan_uk_parse_keys(unique_key) %}
+  {%- set r = dbt_vulcan.vulcan_repr -%}
   {%- set keys = [] -%}
   {%- set problems = [] -%}
   {%- for text in unique_key -%}
-    {%- set lexed = dbt_vulcan._vulcan_sql_tokens(text) -%}
+    {%- set lexed = dbt_vulcan.vulcan_sql_tokens(text) -%}
     {%- set tokens = lexed.tokens or [] -%}
     {%- set ranges = dbt_vulcan._vulcan_uk_split(tokens, 0, (tokens | length) - 1) if tokens else [] -%}
     {%- set ns = namespace(error=lexed.error, clause=false) -%}
@@ -142,7 +142,7 @@
       {%- do tuples.append(first) -%}
     {%- endfor -%}
     {%- for first, last in ranges if ns.error is none and not ns.clause -%}
-      {%- set check = dbt_vulcan._vulcan_sql_check_expr(tokens[first:last + 1]) -%}
+      {%- set check = dbt_vulcan.vulcan_sql_check_expr(tokens[first:last + 1]) -%}
       {%- do checks.append(check) -%}
       {%- set ns.error, ns.clause = check.error, check.clause -%}
     {%- endfor -%}
@@ -155,8 +155,8 @@
     {%- else -%}
       {%- for first, last in ranges -%}
         {%- set item = tokens[first:last + 1] -%}
-        {%- set item_text = dbt_vulcan._vulcan_sql_slice(text, tokens, first, last) -%}
-        {%- set columns = dbt_vulcan._vulcan_sql_columns(item) -%}
+        {%- set item_text = dbt_vulcan.vulcan_sql_slice(text, tokens, first, last) -%}
+        {%- set columns = dbt_vulcan.vulcan_sql_columns(item) -%}
         {%- set tables = [] -%}
         {%- for c in columns if c.parts | length > 1 -%}{%- do tables.append(c) -%}{%- endfor -%}
         {%- if checks[loop.index0].alias or not columns or (item | length == 1 and item[0][1] == '*') -%}
@@ -199,18 +199,18 @@
 
 {#- {clauses, problems}: the clauses of `when_matched` (one string may hold several), in order -#}
 {% macro _vulcan_uk_parse_when_matched(items) %}
-  {%- set r = dbt_vulcan._vulcan_cfg_repr -%}
+  {%- set r = dbt_vulcan.vulcan_repr -%}
   {%- set form = dbt_vulcan._vulcan_uk_clause_form() -%}
   {%- set kept = [] -%}
   {%- for c in items if c.strip() -%}{%- do kept.append(c.strip()) -%}{%- endfor -%}
   {%- set text = kept | join('\n') -%}
   {%- if not text -%}{{ return({'clauses': [], 'problems': []}) }}{%- endif -%}
-  {%- set lexed = dbt_vulcan._vulcan_sql_tokens(text) -%}
+  {%- set lexed = dbt_vulcan.vulcan_sql_tokens(text) -%}
   {%- set cannot = 'when_matched: cannot parse ' ~ r(text) ~ ' as ' ~ form ~ ' (' -%}
   {%- if lexed.error is not none -%}{{ return({'clauses': [], 'problems': [cannot ~ lexed.error ~ ')']}) }}{%- endif -%}
   {%- set tokens = lexed.tokens -%}
   {%- set n = tokens | length -%}
-  {%- set top = dbt_vulcan._vulcan_sql_top_level(tokens) -%}
+  {%- set top = dbt_vulcan.vulcan_sql_top_level(tokens) -%}
   {%- set starts = [] -%}
   {%- for i in range(n - 1) if top[i] and tokens[i][0] == 'name' and (tokens[i][1] | lower) == 'when' and (tokens[i + 1][1] | lower) in ('matched', 'not') -%}
     {%- do starts.append(i) -%}
@@ -224,7 +224,7 @@
     {%- set number = loop.index -%}
     {%- set end = starts[loop.index] if not loop.last else n -%}
     {%- set parsed = dbt_vulcan._vulcan_uk_parse_clause(text, tokens, top, start, end) -%}
-    {%- set label = 'when_matched clause ' ~ number ~ ' (' ~ r(dbt_vulcan._vulcan_sql_slice(text, tokens, start, parsed.get('label_end', end - 1))) ~ ')' -%}
+    {%- set label = 'when_matched clause ' ~ number ~ ' (' ~ r(dbt_vulcan.vulcan_sql_slice(text, tokens, start, parsed.get('label_end', end - 1))) ~ ')' -%}
     {%- if parsed.error == 'split' -%}
       {#- sqlglot reads `UPDATE SET *, a = 1`, which the oracle then cannot split -#}
       {%- do problems.append('split') -%}
@@ -249,7 +249,7 @@
 
 {#- One clause, tokens [start, end): {clause, problems, error (it does not parse)} -#}
 {% macro _vulcan_uk_parse_clause(text, tokens, top, start, end) %}
-  {%- set r = dbt_vulcan._vulcan_cfg_repr -%}
+  {%- set r = dbt_vulcan.vulcan_repr -%}
   {%- set words = [] -%}
   {%- for t in tokens[start:end] -%}{%- do words.append(t[1] | lower if t[0] == 'name' else '') -%}{%- endfor -%}
   {%- set thens = [] -%}
@@ -266,11 +266,11 @@
   {%- set condition = none -%}
   {%- if then > start + 2 -%}
     {%- if words[2] != 'and' or then == start + 3 -%}{{ return({'error': 'expected AND <condition> THEN'}) }}{%- endif -%}
-    {%- set check = dbt_vulcan._vulcan_sql_check_expr(tokens[start + 3:then]) -%}
+    {%- set check = dbt_vulcan.vulcan_sql_check_expr(tokens[start + 3:then]) -%}
     {%- if check.error is not none or check.alias or check.clause -%}
-      {{ return({'error': check.error or 'unexpected ' ~ r(dbt_vulcan._vulcan_sql_slice(text, tokens, start + 3, then - 1))}) }}
+      {{ return({'error': check.error or 'unexpected ' ~ r(dbt_vulcan.vulcan_sql_slice(text, tokens, start + 3, then - 1))}) }}
     {%- endif -%}
-    {%- set condition = dbt_vulcan._vulcan_sql_slice(text, tokens, start + 3, then - 1) -%}
+    {%- set condition = dbt_vulcan.vulcan_sql_slice(text, tokens, start + 3, then - 1) -%}
   {%- endif -%}
   {%- if action == 'delete' -%}
     {%- if then + 2 != end -%}{{ return({'error': 'unexpected ' ~ r(tokens[then + 2][1])}) }}{%- endif -%}
@@ -302,11 +302,11 @@
   {%- set problems = [] -%}
   {%- for begin, stop in groups -%}
     {%- set item = tokens[begin:stop] -%}
-    {%- set item_text = dbt_vulcan._vulcan_sql_slice(text, tokens, begin, stop - 1) -%}
+    {%- set item_text = dbt_vulcan.vulcan_sql_slice(text, tokens, begin, stop - 1) -%}
     {%- if item | length == 1 and item[0][1] == '*' -%}
       {{ return({'error': 'split'}) }}
     {%- endif -%}
-    {%- set check = dbt_vulcan._vulcan_sql_check_expr(item) -%}
+    {%- set check = dbt_vulcan.vulcan_sql_check_expr(item) -%}
     {%- if check.error is not none or check.clause or check.alias -%}
       {{ return({'error': check.error or 'unexpected ' ~ r(item_text)}) }}
     {%- endif -%}
@@ -317,7 +317,7 @@
     {%- if ns2.chain -%}
       {%- for i in range(begin, eqs[0]) -%}
         {%- set want_name = (i - begin) is even -%}
-        {%- if (want_name and tokens[i][0] not in ('name', 'quoted')) or (not want_name and tokens[i][1] != '.') or (tokens[i][0] == 'name' and (tokens[i][1] | lower) in dbt_vulcan._vulcan_sql_keywords()) -%}
+        {%- if (want_name and tokens[i][0] not in ('name', 'quoted')) or (not want_name and tokens[i][1] != '.') or (tokens[i][0] == 'name' and (tokens[i][1] | lower) in dbt_vulcan.vulcan_sql_keywords()) -%}
           {%- set ns2.chain = false -%}
         {%- endif -%}
       {%- endfor -%}
@@ -327,11 +327,11 @@
       {%- do problems.append(r(item_text) ~ ' is not `column = expr`') -%}
     {%- else -%}
       {%- set parts = [] -%}
-      {%- for i in range(begin, eqs[0], 2) -%}{%- do parts.append(dbt_vulcan._vulcan_sql_ident(tokens[i])) -%}{%- endfor -%}
+      {%- for i in range(begin, eqs[0], 2) -%}{%- do parts.append(dbt_vulcan.vulcan_sql_ident(tokens[i])) -%}{%- endfor -%}
       {%- if parts | length > 1 and (parts[-2] | lower) != 'target' -%}
-        {%- do problems.append(r(dbt_vulcan._vulcan_sql_slice(text, tokens, begin, eqs[0] - 1)) ~ ' is not a column of the target; assign to `target.<column>` or `<column>`') -%}
+        {%- do problems.append(r(dbt_vulcan.vulcan_sql_slice(text, tokens, begin, eqs[0] - 1)) ~ ' is not a column of the target; assign to `target.<column>` or `<column>`') -%}
       {%- endif -%}
-      {%- do assignments.append([parts[-1], dbt_vulcan._vulcan_sql_slice(text, tokens, eqs[0] + 1, stop - 1)]) -%}
+      {%- do assignments.append([parts[-1], dbt_vulcan.vulcan_sql_slice(text, tokens, eqs[0] + 1, stop - 1)]) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return({'error': none, 'problems': problems, 'clause': {'condition': condition, 'delete': false, 'star': false, 'assignments': assignments}}) }}
@@ -343,7 +343,7 @@
     the query's columns (`source`: names) and the table's (`target`: names, or none when not
     known: not checked). Lines of a config error (vulcan_check_columns' extra_problems). -#}
 {% macro vulcan_unique_key_column_problems(spec, source, target) %}
-  {%- set r = dbt_vulcan._vulcan_cfg_repr -%}
+  {%- set r = dbt_vulcan.vulcan_repr -%}
   {%- set sides = {'source': source | list, 'target': none if target is none else target | list} -%}
   {%- set problems = [] -%}
   {%- set listing = (source | join(', ')) -%}
@@ -388,14 +388,14 @@
 {#- tests/oracle/unique_key.py's _Sides.references: `source.<c>` must be a column of the query, `target.<c>` one
     of the table, a bare `<c>` one of either (a struct's field `<c>.<f>` too). -#}
 {% macro _vulcan_uk_references(sides, label, text) %}
-  {%- set r = dbt_vulcan._vulcan_cfg_repr -%}
-  {%- set lexed = dbt_vulcan._vulcan_sql_tokens(text) -%}
+  {%- set r = dbt_vulcan.vulcan_repr -%}
+  {%- set lexed = dbt_vulcan.vulcan_sql_tokens(text) -%}
   {%- if lexed.error is not none -%}{{ return([]) }}{%- endif -%}
   {%- set source = sides.source | map('lower') | list -%}
   {%- set target = none if sides.target is none else sides.target | map('lower') | list -%}
   {%- set listing = {'source': sides.source | join(', '), 'target': (sides.target or []) | join(', ')} -%}
   {%- set problems = [] -%}
-  {%- for column in dbt_vulcan._vulcan_sql_columns(lexed.tokens) -%}
+  {%- for column in dbt_vulcan.vulcan_sql_columns(lexed.tokens) -%}
     {%- set parts = column.parts -%}
     {%- set head = parts[0] | lower -%}
     {%- set written = column.written -%}

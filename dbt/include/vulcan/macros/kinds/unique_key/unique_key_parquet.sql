@@ -30,7 +30,7 @@
     {%- endcall %}
     {{ return(none) }}
   {%- endif -%}
-  {%- set stage = dbt_vulcan._vulcan_stage_relation(args.relation) -%}
+  {%- set stage = dbt_vulcan.vulcan_stage_relation(args.relation) -%}
   {%- set per_run = args.per_run -%}
   {%- if 'layout' not in per_run -%}
     {% do per_run.update({'layout': dbt_vulcan.vulcan_table_layout(run_query('describe table extended ' ~ args.relation).rows)}) %}
@@ -42,11 +42,11 @@
     {% do per_run.update({'warned': true}) %}
     {{ log('Warning: ' ~ args.relation ~ ' is partitioned without dynamic partition overwrite (it was not created by dbt-vulcan); each batch rewrites the whole table. Rebuild it (--full-refresh) to rewrite only the partitions a batch touches.', info=True) }}
   {%- endif -%}
-  {% do dbt_vulcan._vulcan_stage_create(stage, upsert.stage_select, replay='overwrite') %}
+  {% do dbt_vulcan.vulcan_stage_create(stage, upsert.stage_select, replay='overwrite') %}
   {%- if upsert.changed and not run_query(upsert.changed).rows -%}
     {#- every batch row equals its table row: the table is not rewritten -#}
     {%- if not args.get('write_marked') -%}
-      {% do dbt_vulcan._vulcan_stage_drop(stage) %}
+      {% do dbt_vulcan.vulcan_stage_drop(stage) %}
     {%- endif -%}
     {{ return(none) }}
   {%- endif -%}
@@ -61,6 +61,6 @@
   {%- endcall %}
   {#- a bracketed write's stage stays until the batch is recorded (engine/write_check.sql) -#}
   {%- if not args.get('write_marked') -%}
-    {% do dbt_vulcan._vulcan_stage_drop(stage) %}
+    {% do dbt_vulcan.vulcan_stage_drop(stage) %}
   {%- endif -%}
 {% endmacro %}

@@ -6,7 +6,7 @@
     (recorded_at, seq), then processed before removed and the bounds as a deterministic
     tie-break: a processed row adds its range, a removed row
     subtracts it. tests/oracle/state.py (replay, compact, RelationState)
-    is the test oracle (tests/unit/macros/operations/test_operation_macros.py). -#}
+    is the test oracle (tests/unit/macros/state/test_log_macros.py). -#}
 
 {#- {relation key: [row, ...] in replay order} for the relations in `keys` (every relation
     when `keys` is none). A row: {relation, model_id, start, end, row_type, fingerprint,
@@ -18,7 +18,7 @@
     for each one the first time); the times are parsed and the rows ordered here. A time comes
     as the text the log stores ('YYYY-MM-DD HH:MM:SS[.ffffff]', UTC) or, through dbt's result
     table, already as a naive datetime; a fingerprint of digits only as a number. -#}
-{% macro _vulcan_op_read_log(keys=none) %}
+{% macro vulcan_log_read(keys=none) %}
   {%- set by_key = {} -%}
   {%- if keys is not none and keys | length == 0 -%}{{ return(by_key) }}{%- endif -%}
   {%- set quoted = [] -%}
@@ -66,7 +66,7 @@
 {% endmacro %}
 
 {#- The JSON `details` of a row as a mapping ({} when empty, malformed or not an object). -#}
-{% macro _vulcan_op_details(row) %}
+{% macro vulcan_log_details(row) %}
   {%- set loaded = fromjson(row.details, {}) if row.details else {} -%}
   {{ return(loaded if loaded is mapping else {}) }}
 {% endmacro %}
@@ -79,7 +79,7 @@
      reset: a write that may have committed unrecorded, engine/write_check.sql),
      pending_stages (the `staging` rows no later `processed` or `abandoned` row follows, nor a
      reset: a stage a stopped run may have left, engine/stage.sql)}. -#}
-{% macro _vulcan_op_summary(rows) %}
+{% macro vulcan_log_summary(rows) %}
   {%- set st = {'processed': [], 'restated': [], 'pending_full': false, 'latest': none} -%}
   {%- set writes = [] -%}
   {%- set stages = [] -%}
@@ -90,7 +90,7 @@
       {%- do stages.append(row) -%}
     {%- elif row.row_type == 'removed' -%}
       {#- a rebuild's reset: every earlier write and stage is moot -#}
-      {%- if dbt_vulcan._vulcan_op_details(row).get('reset') -%}{%- do writes.clear() -%}{%- do stages.clear() -%}{%- endif -%}
+      {%- if dbt_vulcan.vulcan_log_details(row).get('reset') -%}{%- do writes.clear() -%}{%- do stages.clear() -%}{%- endif -%}
     {%- else -%}
       {%- set open = writes | selectattr('start', 'equalto', row.start) | selectattr('end', 'equalto', row.end) | list -%}
       {%- for w in open -%}{%- do writes.remove(w) -%}{%- endfor -%}
@@ -99,17 +99,17 @@
   {%- endfor -%}
   {%- for row in rows -%}
     {#- only a row that may carry a flag is parsed (most rows: a processed batch's details) -#}
-    {%- set flags = dbt_vulcan._vulcan_op_details(row) if 'restate' in row.details or 'reset' in row.details else {} -%}
+    {%- set flags = dbt_vulcan.vulcan_log_details(row) if 'restate' in row.details or 'reset' in row.details else {} -%}
     {%- if row.row_type == 'processed' -%}
       {#- a processed range is no longer pending a restatement; a later removal that is not a
           restatement (a re-processed batch's marker, a rebuild's reset) does not restate it -#}
-      {%- do st.update({'processed': dbt_vulcan._vulcan_op_add(st.processed, row.start, row.end), 'latest': row,
-                        'restated': dbt_vulcan._vulcan_op_cut(st.restated, row.start, row.end)}) -%}
+      {%- do st.update({'processed': dbt_vulcan.vulcan_ranges_add(st.processed, row.start, row.end), 'latest': row,
+                        'restated': dbt_vulcan.vulcan_ranges_cut(st.restated, row.start, row.end)}) -%}
     {%- elif row.row_type == 'removed' -%}
-      {%- do st.update({'processed': dbt_vulcan._vulcan_op_cut(st.processed, row.start, row.end)}) -%}
+      {%- do st.update({'processed': dbt_vulcan.vulcan_ranges_cut(st.processed, row.start, row.end)}) -%}
     {%- endif -%}
     {%- if row.row_type != 'processed' and flags.get('restate') -%}
-      {%- do st.update({'restated': dbt_vulcan._vulcan_op_add(st.restated, row.start, row.end),
+      {%- do st.update({'restated': dbt_vulcan.vulcan_ranges_add(st.restated, row.start, row.end),
                         'pending_full': st.pending_full or (true if flags.get('full') else false)}) -%}
     {%- endif -%}
     {#- a rebuild recomputes the whole history: no earlier restatement is pending after it -#}
@@ -133,11 +133,11 @@
     recomputed yet; a write not settled yet) keeps its rows as they are, in replay order:
     compacted, what is pending would be lost (the fold does not fold such a log either,
     state/fold.sql). Its key is appended to `kept` when a list is given. -#}
-{% macro _vulcan_op_compact(by_key, kept=none) %}
+{% macro vulcan_log_compact(by_key, kept=none) %}
   {%- set out = [] -%}
   {%- for key in by_key | sort -%}
     {%- set rows = by_key[key] -%}
-    {%- set summary = dbt_vulcan._vulcan_op_summary(rows) -%}
+    {%- set summary = dbt_vulcan.vulcan_log_summary(rows) -%}
     {%- if summary.pending_restatements or summary.pending_full or summary.pending_writes or summary.pending_stages -%}
       {%- do out.extend(rows) -%}
       {%- if kept is not none -%}{%- do kept.append(key) -%}{%- endif -%}
@@ -177,15 +177,15 @@
 {% endmacro %}
 
 {#- The VALUES list of an INSERT of `rows` into the state table (tests/oracle/state.py's values_sql). -#}
-{% macro _vulcan_op_values_sql(rows) %}
+{% macro vulcan_log_values_sql(rows) %}
   {%- set s = dbt_vulcan.vulcan_sql_string -%}
-  {%- set fmt = dbt_vulcan._vulcan_format_ts -%}
+  {%- set fmt = dbt_vulcan.vulcan_format_ts -%}
   {%- set tuples = [] -%}
   {%- for row in rows -%}
     {%- do tuples.append('(' ~ [
-      s(row.relation), s(row.model_id), s(fmt(dbt_vulcan._vulcan_op_dt(row.start))),
-      s(fmt(dbt_vulcan._vulcan_op_dt(row.end))), s(row.row_type), s(row.fingerprint),
-      s(row.invocation_id), s(fmt(dbt_vulcan._vulcan_op_dt(row.at))), row.seq | int | string,
+      s(row.relation), s(row.model_id), s(fmt(dbt_vulcan.vulcan_log_datetime(row.start))),
+      s(fmt(dbt_vulcan.vulcan_log_datetime(row.end))), s(row.row_type), s(row.fingerprint),
+      s(row.invocation_id), s(fmt(dbt_vulcan.vulcan_log_datetime(row.at))), row.seq | int | string,
       s(row.details),
     ] | join(', ') ~ ')') -%}
   {%- endfor -%}
@@ -195,7 +195,7 @@
 {# ------------------------------------------------------------------- range arithmetic #}
 
 {#- `ranges` (sorted, disjoint, not touching) with [start, end) added (merge_ranges). -#}
-{% macro _vulcan_op_add(ranges, start, end) %}
+{% macro vulcan_ranges_add(ranges, start, end) %}
   {%- if start >= end -%}{{ return(ranges) }}{%- endif -%}
   {%- set new = {'start': start, 'end': end} -%}
   {%- set before, after = [], [] -%}
@@ -212,7 +212,7 @@
 {% endmacro %}
 
 {#- `ranges` (sorted, disjoint) without [start, end). -#}
-{% macro _vulcan_op_cut(ranges, start, end) %}
+{% macro vulcan_ranges_cut(ranges, start, end) %}
   {%- if start >= end -%}{{ return(ranges) }}{%- endif -%}
   {%- set out = [] -%}
   {%- for r in ranges -%}
@@ -227,16 +227,16 @@
 {% endmacro %}
 
 {#- The parts of merged `a` not covered by merged `b` (state.subtract). -#}
-{% macro _vulcan_op_subtract(a, b) %}
+{% macro vulcan_ranges_subtract(a, b) %}
   {%- set st = {'left': a} -%}
   {%- for r in b -%}
-    {%- do st.update({'left': dbt_vulcan._vulcan_op_cut(st.left, r[0], r[1])}) -%}
+    {%- do st.update({'left': dbt_vulcan.vulcan_ranges_cut(st.left, r[0], r[1])}) -%}
   {%- endfor -%}
   {{ return(st.left) }}
 {% endmacro %}
 
 {#- Sorted, overlapping or touching ranges merged; empty ones dropped (merge_ranges). -#}
-{% macro _vulcan_op_merge(ranges) %}
+{% macro vulcan_ranges_merge(ranges) %}
   {%- set out = [] -%}
   {%- for r in ranges | sort if r[0] < r[1] -%}
     {%- if out and r[0] <= out[-1][1] -%}
@@ -249,27 +249,27 @@
 {% endmacro %}
 
 {#- a naive UTC datetime from epoch microseconds -#}
-{% macro _vulcan_op_dt(micros) %}
+{% macro vulcan_log_datetime(micros) %}
   {{ return(modules.datetime.datetime(1970, 1, 1) + modules.datetime.timedelta(microseconds=micros | int)) }}
 {% endmacro %}
 
 {#- 'YYYY-MM-DD - YYYY-MM-DD' (inclusive days) for a day-or-coarser unit on midnight bounds,
     else the two timestamps (timeutil.format_range); start and end in microseconds. -#}
-{% macro _vulcan_op_range(start, end, date_grain) %}
-  {%- set low, high = dbt_vulcan._vulcan_op_dt(start), dbt_vulcan._vulcan_op_dt(end) -%}
+{% macro vulcan_range_text(start, end, date_grain) %}
+  {%- set low, high = dbt_vulcan.vulcan_log_datetime(start), dbt_vulcan.vulcan_log_datetime(end) -%}
   {%- set midnight = modules.datetime.time() -%}
   {%- if date_grain and low.time() == midnight and high.time() == midnight -%}
     {%- set last_day = [(high - modules.datetime.timedelta(days=1)).date(), low.date()] | max -%}
     {{ return(low.date().isoformat() ~ ' - ' ~ last_day.isoformat()) }}
   {%- endif -%}
-  {{ return(dbt_vulcan._vulcan_format_ts(low) ~ ' - ' ~ dbt_vulcan._vulcan_format_ts(high)) }}
+  {{ return(dbt_vulcan.vulcan_format_ts(low) ~ ' - ' ~ dbt_vulcan.vulcan_format_ts(high)) }}
 {% endmacro %}
 
 {#- ranges merged and shown ('none' when empty), as operations._ranges -#}
-{% macro _vulcan_op_ranges(ranges, date_grain) %}
+{% macro vulcan_ranges_text(ranges, date_grain) %}
   {%- set shown = [] -%}
-  {%- for r in dbt_vulcan._vulcan_op_merge(ranges) -%}
-    {%- do shown.append(dbt_vulcan._vulcan_op_range(r[0], r[1], date_grain)) -%}
+  {%- for r in dbt_vulcan.vulcan_ranges_merge(ranges) -%}
+    {%- do shown.append(dbt_vulcan.vulcan_range_text(r[0], r[1], date_grain)) -%}
   {%- endfor -%}
   {{ return(shown | join(', ') if shown else 'none') }}
 {% endmacro %}

@@ -25,7 +25,7 @@
 
 {#- {tokens: [[kind, text, start, end], ...] (no blanks, no comments), error}; kinds: name,
     quoted, string, number, var (@token), op, punct -#}
-{% macro _vulcan_sql_tokens(text) %}
+{% macro vulcan_sql_tokens(text) %}
   {%- set pattern = "(?P<ws>\\s+)"
       ~ "|(?P<comment>--[^\\n]*|/\\*[\\s\\S]*?\\*/)"
       ~ "|(?P<string>'(?:[^'\\\\]|\\\\[\\s\\S]|'')*'|\"(?:[^\"\\\\]|\\\\[\\s\\S]|\"\")*\")"
@@ -40,7 +40,7 @@
   {%- for found in modules.re.finditer(pattern, text) -%}
     {%- set kind = found.lastgroup -%}
     {%- if kind == 'other' -%}
-      {{ return({'tokens': none, 'error': 'cannot read ' ~ dbt_vulcan._vulcan_cfg_repr(text[found.start():]) ~ ' (an unclosed quote?)' if found.group(0) in ('\'', '"', '`') else 'unexpected ' ~ dbt_vulcan._vulcan_cfg_repr(found.group(0))}) }}
+      {{ return({'tokens': none, 'error': 'cannot read ' ~ dbt_vulcan.vulcan_repr(text[found.start():]) ~ ' (an unclosed quote?)' if found.group(0) in ('\'', '"', '`') else 'unexpected ' ~ dbt_vulcan.vulcan_repr(found.group(0))}) }}
     {%- elif kind not in ('ws', 'comment') -%}
       {%- do tokens.append([kind, found.group(0), found.start(), found.end()]) -%}
     {%- endif -%}
@@ -49,7 +49,7 @@
 {% endmacro %}
 
 {#- Words that are never columns (the grammar's keywords). -#}
-{% macro _vulcan_sql_keywords() %}
+{% macro vulcan_sql_keywords() %}
   {{ return(['and', 'or', 'not', 'null', 'true', 'false', 'is', 'in', 'like', 'ilike', 'rlike',
     'regexp', 'between', 'case', 'when', 'then', 'else', 'end', 'as', 'distinct', 'interval',
     'div', 'escape', 'from', 'where', 'select', 'group', 'order', 'having', 'limit', 'union',
@@ -57,7 +57,7 @@
 {% endmacro %}
 
 {#- Names Spark reads as functions without parentheses (never columns). -#}
-{% macro _vulcan_sql_niladic() %}
+{% macro vulcan_sql_niladic() %}
   {{ return(['current_date', 'current_timestamp', 'current_time', 'current_user',
     'current_catalog', 'current_database', 'current_schema', 'localtimestamp', 'localtime',
     'session_user', 'user']) }}
@@ -70,12 +70,12 @@
 {% endmacro %}
 
 {#- The text from token `first` to token `last` (indexes), as written. -#}
-{% macro _vulcan_sql_slice(text, tokens, first, last) %}
+{% macro vulcan_sql_slice(text, tokens, first, last) %}
   {{ return(text[tokens[first][2]:tokens[last][3]].strip()) }}
 {% endmacro %}
 
 {#- Per token: outside any parentheses, brackets and CASE ... END (tests/oracle/unique_key.py's _top_level). -#}
-{% macro _vulcan_sql_top_level(tokens) %}
+{% macro vulcan_sql_top_level(tokens) %}
   {%- set flags = [] -%}
   {%- set ns = namespace(depth=0) -%}
   {%- for t in tokens -%}
@@ -93,11 +93,11 @@
 
 {#- Is `tokens` one well-formed expression? {error: none or the reason, alias: it is
     `expr [AS] name`, clause: a top-level FROM/WHERE/... follows the expression}. -#}
-{% macro _vulcan_sql_check_expr(tokens) %}
-  {%- set kw = dbt_vulcan._vulcan_sql_keywords() -%}
+{% macro vulcan_sql_check_expr(tokens) %}
+  {%- set kw = dbt_vulcan.vulcan_sql_keywords() -%}
   {%- set clauses = ['from', 'where', 'group', 'order', 'having', 'limit', 'union', 'join', 'select', 'with'] -%}
   {%- set stack = [] -%}
-  {%- set r = dbt_vulcan._vulcan_cfg_repr -%}
+  {%- set r = dbt_vulcan.vulcan_repr -%}
   {%- set ns = namespace(expect='operand', generic=0, prev=none, interval=false, case_start=false, alias=false, error=none) -%}
   {%- for t in tokens -%}
     {%- set kind, x = t[0], t[1] -%}
@@ -210,15 +210,15 @@
 {% endmacro %}
 
 {#- An identifier's name: `a``b` -> a`b -#}
-{% macro _vulcan_sql_ident(token) %}
+{% macro vulcan_sql_ident(token) %}
   {{ return(token[1][1:-1].replace('``', '`') if token[0] == 'quoted' else token[1]) }}
 {% endmacro %}
 
 {#- The column references of an expression: [{index, parts, written}], `index` the token where
     it starts, `parts` the names (`s.f` -> [s, f]), `written` the reference as written. -#}
-{% macro _vulcan_sql_columns(tokens) %}
-  {%- set kw = dbt_vulcan._vulcan_sql_keywords() -%}
-  {%- set niladic = dbt_vulcan._vulcan_sql_niladic() -%}
+{% macro vulcan_sql_columns(tokens) %}
+  {%- set kw = dbt_vulcan.vulcan_sql_keywords() -%}
+  {%- set niladic = dbt_vulcan.vulcan_sql_niladic() -%}
   {%- set units = dbt_vulcan._vulcan_sql_units() -%}
   {%- set n = tokens | length -%}
   {#- matching parentheses, and the lambdas: [first, last, names] (the parentheses around) -#}
@@ -235,10 +235,10 @@
   {%- for i in range(n) if tokens[i][1] == '->' -%}
     {%- set names = [] -%}
     {%- if i > 0 and tokens[i - 1][0] in ('name', 'quoted') -%}
-      {%- do names.append(dbt_vulcan._vulcan_sql_ident(tokens[i - 1]) | lower) -%}{%- do params.append(i - 1) -%}
+      {%- do names.append(dbt_vulcan.vulcan_sql_ident(tokens[i - 1]) | lower) -%}{%- do params.append(i - 1) -%}
     {%- elif i > 0 and tokens[i - 1][1] == ')' and (i - 1) in match -%}
       {%- for j in range(match[i - 1] + 1, i - 1) if tokens[j][0] in ('name', 'quoted') -%}
-        {%- do names.append(dbt_vulcan._vulcan_sql_ident(tokens[j]) | lower) -%}{%- do params.append(j) -%}
+        {%- do names.append(dbt_vulcan.vulcan_sql_ident(tokens[j]) | lower) -%}{%- do params.append(j) -%}
       {%- endfor -%}
     {%- endif -%}
     {#- the lambda's scope: the parentheses around it (the whole text at top level) -#}
@@ -278,16 +278,16 @@
       {%- set candidate = not typed and not unit -%}
     {%- endif -%}
     {%- if candidate -%}
-      {%- set name = dbt_vulcan._vulcan_sql_ident(t) | lower -%}
+      {%- set name = dbt_vulcan.vulcan_sql_ident(t) | lower -%}
       {%- set bound = [] -%}
       {%- for first, last, names in lambdas if first <= i <= last and name in names -%}{%- do bound.append(1) -%}{%- endfor -%}
       {%- if not bound -%}
-        {%- set parts = [dbt_vulcan._vulcan_sql_ident(t)] -%}
+        {%- set parts = [dbt_vulcan.vulcan_sql_ident(t)] -%}
         {%- set written = [t[1]] -%}
         {%- set ns.skip = i -%}
         {%- for j in range(i + 1, n - 1, 2) -%}
           {%- if tokens[j][1] != '.' or tokens[j + 1][0] not in ('name', 'quoted') or ns.skip != j - 1 -%}{%- break -%}{%- endif -%}
-          {%- do parts.append(dbt_vulcan._vulcan_sql_ident(tokens[j + 1])) -%}
+          {%- do parts.append(dbt_vulcan.vulcan_sql_ident(tokens[j + 1])) -%}
           {%- do written.append(tokens[j + 1][1]) -%}
           {%- set ns.skip = j + 1 -%}
         {%- endfor -%}
