@@ -22,6 +22,7 @@ lint: setup
 	.venv/bin/mypy dbt/adapters/vulcan tests/oracle
 	.venv/bin/python scripts/check_v2_rules.py
 	.venv/bin/python scripts/check_imports.py
+	.venv/bin/python scripts/check_macro_calls.py --strict
 
 # the unit tests and the oracle's own (tests/oracle: the Python reference the macros are
 # checked against, never shipped)

@@ -16,8 +16,7 @@ macro passed as a value) or `adapter.dispatch('<name>', ...)` (its `<adapter>__<
 variants).
 
 Usage: `python scripts/check_macro_calls.py [--strict]` prints the findings and their counts;
-with --strict, exit 1 when there is any (issue #51's rule, for `make lint` once the tree
-follows it).
+with --strict (`make lint`), exit 1 when there is any (issue #51's rule).
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ LOAD_RESULT = {"table", "response", "data"}
 EXECUTE_REVIEWED = {
     ("tokens.sql", "vulcan_token"): "the token's placeholder `@name`",
     ("native_sql.sql", "vulcan_native_sql"): "the model's SQL unchanged",
-    ("create_state_table.sql", "vulcan_on_run_start"): "nothing: a hook with no SQL",
+    ("on_run_start.sql", "vulcan_on_run_start"): "nothing: a hook with no SQL",
     ("create_state_table.sql", "vulcan_create_state_table"): "nothing: no SQL",
     ("is_incremental.sql", "is_incremental"): "False, as dbt's own is_incremental()",
 }

@@ -1,4 +1,4 @@
-"""The oracle of a model's schedule (macros/planning/cron.sql and the unit arithmetic of
+"""The oracle of a model's schedule (macros/cron/cron.sql and the unit arithmetic of
 macros/planning/): its cron (when it runs) and interval unit (how time is chopped into
 intervals), validated from config (tests/oracle/config.py), with the calendar arithmetic of
 its unit; croniter is the reference for the cron.

@@ -1,5 +1,5 @@
 """The oracle of incremental_by_time_range's partition replacement
-(macros/kinds/time_range/partitions_in_range.sql): which partitions of a table a batch
+(macros/kinds/time_range/time_range_partitions.sql): which partitions of a table a batch
 replaces, and the spec that drops them. The Python reference the Jinja is checked against;
 never run.
 """

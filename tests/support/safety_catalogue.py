@@ -1,11 +1,11 @@
 """The safety analysis catalogue: time-range model SQL with the verdict both analyses must give,
 the adapter's (dbt/adapters/vulcan/safety.py, sqlglot) and the package's (Jinja on tokens,
-dbt/include/vulcan/macros/safety/safety_tokens.sql).
+dbt/include/vulcan/macros/safety/analysis.sql).
 tests/unit/macros/safety/test_safety_catalogue.py checks every case against both.
 
 A case: (name, sql, time_column, refused patterns, warned patterns), the model's interval unit
 a day. Only cases whose verdict is really right are here (where the two analyses differ, see
-the header of safety_tokens.sql and test_known_differences)."""
+the header of safety/analysis.sql and test_known_differences)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The validated settings once per definition, through real dbt runs in both modes
-(config/settings_once.sql): the run that validates records its settings on its first processed
+(planning/model_state.sql): the run that validates records its settings on its first processed
 row (as YAML text), with its cron parsed; the next run of the
 same config takes them from there (a debug line says so) and they are in effect; a changed
 config is validated again: a bad one is refused before anything is written or recorded, a good

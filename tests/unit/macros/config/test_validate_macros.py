@@ -204,10 +204,10 @@ def test_the_model_being_run_reads_meta_with_config_meta_get() -> None:
 
 def test_errors_without_raising() -> None:
     config = {"start": "soon", "batch_size": 0, "file_format": "csv"}
-    problems = harness().call("vulcan_settings_errors", node(config), TR)
+    problems = harness().call("vulcan_cfg_run", node(config), TR)["errors"]
     message = python_result(node(config), TR)
     assert ["  - " + p for p in problems] == message.split("\n")[1:]
-    assert harness().call("vulcan_settings_errors", node(unit_cases.GOOD), TR) == []
+    assert harness().call("vulcan_cfg_run", node(unit_cases.GOOD), TR)["errors"] == []
 
 
 # -------------------------------------------------------------------- the typo rule

@@ -1,5 +1,5 @@
 """The run path's templates compiled once before dbt's threads start
-(engine/warm_templates.sql; state/create_state_table.sql's vulcan_on_run_start decides when)."""
+(engine/warm_templates.sql; engine/on_run_start.sql's vulcan_on_run_start decides when)."""
 
 from __future__ import annotations
 

@@ -145,7 +145,7 @@ def test_the_time_range_kind_passes_the_extras_check(h: Harness) -> None:
 
 
 def test_safety_analysis_runs_without_a_statement(h: Harness) -> None:
-    # the package's token reading (safety_tokens.sql) needs no Spark and no adapter method
+    # the package's token reading (macros/safety/) needs no Spark and no adapter method
     h.call("vulcan_check_safety", cfg(TR, "delta", safety_overrides=[]), "select 1 as d")
     assert h.statements == []
 

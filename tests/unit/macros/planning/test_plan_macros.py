@@ -68,9 +68,9 @@ def test_unit_floor_ceil_add_and_label_equal_the_schedule(
     unit: str, week_start: int, moment: datetime
 ) -> None:
     schedule = Schedule(unit=IntervalUnit(unit), cron="0 0 * * *", week_start=week_start)
-    b = _H.call("_vulcan_unit_geometry", unit, week_start)
-    assert _H.call("_vulcan_unit_floor", moment, b) == schedule.floor(moment)
-    assert _H.call("_vulcan_unit_ceil", moment, b) == schedule.ceil(moment)
+    b = _H.call("vulcan_unit_geometry", unit, week_start)
+    assert _H.call("vulcan_unit_floor", moment, b) == schedule.floor(moment)
+    assert _H.call("vulcan_unit_ceil", moment, b) == schedule.ceil(moment)
     assert _H.call("_vulcan_unit_add", moment, b) == schedule.add(moment)
     start, end = schedule.floor(moment), schedule.add(moment)
     date_grain = schedule.unit.is_date_grain
@@ -122,7 +122,7 @@ def test_tracked_window_equals_the_oracle_and_a_rebuild_has_none(
         "_vulcan_plan_window",
         cfg.as_dict(),
         {"execution_time": run.execution_time, "start": run.start, "end": run.end},
-        _H.call("_vulcan_unit_geometry", "day", 0),
+        _H.call("vulcan_unit_geometry", "day", 0),
         datetime(1970, 1, 1),
         rebuild,
     )

@@ -1,9 +1,9 @@
 """The safety analysis in both modes on one catalogue (tests/support/safety_catalogue.py): the
 adapter's (dbt/adapters/vulcan/safety.py, sqlglot) and the package's (Jinja on tokens,
-macros/safety/safety_tokens.sql, rendered under the `spark` and `databricks` dispatch orders
+macros/safety/analysis.sql, rendered under the `spark` and `databricks` dispatch orders
 with an adapter that has none of the vulcan methods) give every case its verdict, and the same
 findings in the same places; the package's check raises and warns in the adapter's words.
-`test_known_differences` pins where the two readings part (the header of safety_tokens.sql)."""
+`test_known_differences` pins where the two readings part (the header of safety/analysis.sql)."""
 
 from __future__ import annotations
 

@@ -17,9 +17,6 @@
     A user-defined audit is a project macro `audit_<name>(relation, **args)` that returns
     the SQL of the offending rows of `relation` (the stage), e.g. audit_no_future_orders
     returning "select * from <relation> where <column> > current_date()". -#}
-{% macro vulcan_audit_stage_relation(relation) %}
-  {{ return(dbt_vulcan.vulcan_stage_relation(relation, '__vulcan_audit')) }}
-{% endmacro %}
 
 {% macro vulcan_audit_batch(stage, audits, sql, batch, file_format) %}
   {% call statement('vulcan_audit_stage') -%}

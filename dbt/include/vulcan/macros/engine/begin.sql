@@ -1,5 +1,5 @@
 {#- The start of every materializing kind: the relation's log rows and the validated config
-    (config/settings_once.sql: every problem at once, before anything is written), the target,
+    (planning/model_state.sql: every problem at once, before anything is written), the target,
     the existing relation, and whether the run rebuilds the table (none yet, a --full-refresh
     the model allows, or a view in its place). A swap that a killed run left half done is
     replayed first (engine/stage.sql; it records nothing, so the rows read before stay true),
@@ -113,12 +113,18 @@
     {%- set recorded = plan.layout -%}
     {%- set wanted = dbt_vulcan.vulcan_layout(cfg) -%}
     {%- if recorded is mapping and recorded and (recorded.get('file_format') != wanted.file_format or recorded.get('partitioned_by') != wanted.partitioned_by) -%}
-      {%- set shown = recorded.get('file_format') ~ ', partitioned by (' ~ (recorded.get('partitioned_by') or []) | join(', ') ~ ')' -%}
-      {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ "): the existing table " ~ begin.target_relation ~ " is " ~ shown ~ ", but its config now asks for " ~ wanted.file_format ~ ", partitioned by (" ~ wanted.partitioned_by | join(', ') ~ "): writing into it in the new layout could replace or keep the wrong rows. Nothing was written. Rebuild it with --full-refresh (recomputes the whole table), or restore file_format / partitioned_by.") }}
+      {% do dbt_vulcan._vulcan_layout_changed(cfg, begin, recorded, wanted) %}
     {%- endif -%}
     {{ return(plan) }}
   {%- endif -%}
   {{ return(dbt_vulcan._vulcan_adopt_unlogged(cfg, begin, run)) }}
+{% endmacro %}
+
+{#- The error of a table whose recorded layout is not the config's (its own macro: a steady run
+    compiles none of it). -#}
+{% macro _vulcan_layout_changed(cfg, begin, recorded, wanted) %}
+  {%- set shown = recorded.get('file_format') ~ ', partitioned by (' ~ (recorded.get('partitioned_by') or []) | join(', ') ~ ')' -%}
+  {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ "): the existing table " ~ begin.target_relation ~ " is " ~ shown ~ ", but its config now asks for " ~ wanted.file_format ~ ", partitioned by (" ~ wanted.partitioned_by | join(', ') ~ "): writing into it in the new layout could replace or keep the wrong rows. Nothing was written. Rebuild it with --full-refresh (recomputes the whole table), or restore file_format / partitioned_by.") }}
 {% endmacro %}
 
 {#- An existing table the log knows nothing of: rebuilt as this kind's own (the plan of a

@@ -10,23 +10,6 @@
       right after the empty table is created, so Delta checks every batch (below).
     SCD type 2: the contract describes the model's query; the kind adds valid_from/valid_to. -#}
 
-{#- Whether `node` (the model, or a graph node in an operation) has an enforced contract. -#}
-{% macro vulcan_contract_enforced(node) %}
-  {%- set contract = (node.get('config') or {}).get('contract') or {} -%}
-  {{ return(contract.get('enforced') is sameas true) }}
-{% endmacro %}
-
-{#- The contract's part of the model's fingerprint: [[name, data_type], ...] in the contract's
-    order when it is enforced, else none (tests/oracle/planning.py's contract_signature is the same). -#}
-{% macro vulcan_contract_signature(node) %}
-  {%- if not dbt_vulcan.vulcan_contract_enforced(node) -%}{{ return(none) }}{%- endif -%}
-  {%- set signature = [] -%}
-  {%- for name, column in (node.columns or {}).items() -%}
-    {%- do signature.append([column.get('name') or name, column.get('data_type')]) -%}
-  {%- endfor -%}
-  {{ return(signature) }}
-{% endmacro %}
-
 {#- The model's query checked against its enforced contract (dbt's contract error on a
     mismatch, before anything is touched) and returned as the query the table is created from
     (the contract's columns, in its order); unchanged without a contract. -#}

@@ -84,8 +84,8 @@
   {%- set project = steps.get('project') or dbt_vulcan._vulcan_contract_order -%}
   {%- set projection = project(cfg, target_relation, created, projection) -%}
 
-  {%- set held = dbt_vulcan.vulcan_held_back_message(cfg, plan.get('held')) -%}
-  {%- if held -%}{{ log(held, info=True) }}{%- endif -%}
+  {%- set held = plan.get('held') -%}
+  {%- if held and held.intervals -%}{{ log(dbt_vulcan.vulcan_held_back_message(cfg, held), info=True) }}{%- endif -%}
   {%- set extra = {'created': created} -%}
   {%- do extra.update(checked.get('extra') or {}) -%}
   {%- set written = dbt_vulcan.vulcan_run_batches(kind, steps.strategy, target_relation, plan, cfg, checked.get('time_type'), projection, steps.action, extra) -%}

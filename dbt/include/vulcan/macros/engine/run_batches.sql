@@ -27,7 +27,7 @@
   {%- if plan.get('settings_key') -%}{%- do recorded_details.update({'settings_key': plan.settings_key}) -%}{%- endif -%}
   {%- if plan.get('columns') -%}{%- do recorded_details.update({'columns': plan.columns}) -%}{%- endif -%}
   {%- set details = tojson(recorded_details) -%}
-  {#- the settings this run validated ride on its first recorded row (config/settings_once.sql) -#}
+  {#- the settings this run validated ride on its first recorded row (planning/model_state.sql) -#}
   {%- if plan.get('settings_key') and plan.get('settings_record') is mapping -%}
     {%- do recorded_details.update(plan.settings_record) -%}
   {%- endif -%}

@@ -135,8 +135,8 @@
         {%- if '__vulcan_marker' in columns -%}
           {%- set partition_cols = dbt_vulcan.vulcan_table_layout(run_query('describe table extended ' ~ relation).rows).partition_cols -%}
           {%- if partition_cols -%}
-            {%- set emptied = run_query(dbt_vulcan.vulcan_unique_key_emptied_partitions_sql(stale, partition_cols)).rows -%}
-            {%- set drop_sql = dbt_vulcan.vulcan_unique_key_drop_partitions_sql(relation, partition_cols, emptied) -%}
+            {%- set emptied = run_query(dbt_vulcan.vulcan_stage_emptied_partitions_sql(stale, partition_cols)).rows -%}
+            {%- set drop_sql = dbt_vulcan.vulcan_drop_partitions_sql(relation, partition_cols, emptied) -%}
             {%- if drop_sql -%}
               {% call statement('vulcan_replay_drop_partitions') %}{{ drop_sql }}{% endcall %}
             {%- endif -%}
@@ -183,4 +183,37 @@
 
 {% macro vulcan__vulcan_stale_stages(relation) %}
   {{ return(adapter.vulcan_stale_stages(relation)) }}
+{% endmacro %}
+
+{% macro vulcan_audit_stage_relation(relation) %}
+  {{ return(dbt_vulcan.vulcan_stage_relation(relation, '__vulcan_audit')) }}
+{% endmacro %}
+
+{#- The partitions (JSON rows, for vulcan_drop_partitions_sql) a scoped stage names
+    by marker rows only: the batch leaves them with no rows. Also run by the replay of such a
+    stage after a crash (engine/stage.sql). -#}
+{% macro vulcan_stage_emptied_partitions_sql(stage, partition_cols) %}
+  {%- set parts = [] -%}
+  {%- set as_json = [] -%}
+  {%- for p in partition_cols -%}
+    {%- do parts.append(dbt_vulcan.vulcan_quote_identifier(p)) -%}
+    {%- do as_json.append(dbt_vulcan.vulcan_sql_string(p) ~ ', cast(' ~ parts[-1] ~ ' as string)') -%}
+  {%- endfor -%}
+  {{ return('select to_json(named_struct(' ~ as_json | join(', ') ~ ')) as vulcan_partition from ' ~ stage ~ ' group by ' ~ parts | join(', ') ~ ' having bool_and(__vulcan_marker)') }}
+{% endmacro %}
+
+{#- ALTER TABLE ... DROP of the partitions `emptied_partitions` returned (JSON rows), '' when
+    there are none. -#}
+{% macro vulcan_drop_partitions_sql(relation, partition_cols, rows) %}
+  {%- set specs = [] -%}
+  {%- for row in rows -%}
+    {%- set values = fromjson(row[0] | string) -%}
+    {%- set items = [] -%}
+    {%- for c in partition_cols -%}
+      {%- set v = values.get(c) -%}
+      {%- do items.append(dbt_vulcan.vulcan_quote_identifier(c) ~ ' = ' ~ ('null' if v is none else dbt_vulcan.vulcan_sql_string(v))) -%}
+    {%- endfor -%}
+    {%- do specs.append('partition (' ~ items | join(', ') ~ ')') -%}
+  {%- endfor -%}
+  {{ return('alter table ' ~ relation ~ ' drop if exists ' ~ specs | join(', ') if specs else '') }}
 {% endmacro %}

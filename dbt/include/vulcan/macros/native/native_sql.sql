@@ -101,11 +101,6 @@
 {% macro spark__get_empty_subquery_sql(select_sql, select_sql_header=none) %}{{ return(dbt_vulcan.vulcan_native_empty_subquery_sql(select_sql, select_sql_header)) }}{% endmacro %}
 {% macro spark__get_limit_sql(sql, limit) %}{{ return(dbt_vulcan.vulcan_native_limit_sql(sql, limit)) }}{% endmacro %}
 
-{#- All of time, as the planner bounds it. -#}
-{% macro vulcan_all_time() %}
-  {{ return(['1900-01-01 00:00:00', '9999-12-31 00:00:00']) }}
-{% endmacro %}
-
 {#- ---------------------------------------------------------------- private helpers -#}
 
 {#- A unit test has none of its model's config (dbt gives it its own): the output filter's keys

@@ -77,13 +77,13 @@
       {%- do problems.append('forward_only: true does not allow restating ' ~ owner ~ ': it only supports full-history restatement, which rebuilds the table and would erase the history forward_only keeps; set forward_only false to allow it') -%}
     {%- else -%}
       {%- set cfg = checked.settings -%}
-      {%- set geometry = dbt_vulcan._vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
-      {%- set requested = [dbt_vulcan._vulcan_unit_floor(low.time, geometry), dbt_vulcan._vulcan_unit_ceil(high.time, geometry)] -%}
+      {%- set geometry = dbt_vulcan.vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
+      {%- set requested = [dbt_vulcan.vulcan_unit_floor(low.time, geometry), dbt_vulcan.vulcan_unit_ceil(high.time, geometry)] -%}
       {%- set full = kind != 'incremental_by_time_range' -%}
       {%- set chosen = requested -%}
       {%- set warning = none -%}
       {%- if full -%}
-        {%- set first = dbt_vulcan._vulcan_unit_floor(dbt_vulcan.vulcan_parse_ts(cfg.start), geometry) if cfg.start else modules.datetime.datetime(1900, 1, 1) -%}
+        {%- set first = dbt_vulcan.vulcan_unit_floor(dbt_vulcan.vulcan_parse_ts(cfg.start), geometry) if cfg.start else modules.datetime.datetime(1900, 1, 1) -%}
         {%- set chosen = [first, modules.datetime.datetime(9999, 12, 31)] -%}
         {%- if not (requested[0] <= chosen[0] and requested[1] >= chosen[1]) -%}
           {%- set shown = dbt_vulcan.vulcan_range_text(dbt_vulcan.vulcan_micros(requested[0]), dbt_vulcan.vulcan_micros(requested[1]), cfg.interval_unit in ('day', 'week', 'month', 'quarter', 'year')) -%}

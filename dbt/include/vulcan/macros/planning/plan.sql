@@ -11,7 +11,7 @@
                          previous_details (the latest processed row's details, a mapping),
                          has_state, rebuild, all_time, first_interval
       settings_key, settings_record  what the run records for its settings
-                         (config/settings_once.sql: the key; {settings: YAML text, cron} when
+                         (planning/model_state.sql: the key; {settings: YAML text, cron} when
                          this run validated them)
 
     One plain read of the relation's log rows (vulcan_log_read; a materialization's
@@ -25,7 +25,7 @@
 {% macro vulcan_model_plan(cfg, relation, rebuild, node=none, run=none, state=none) %}
   {%- set node = node if node is not none else model -%}
   {%- set run = run if run is not none else dbt_vulcan.vulcan_run_vars(cfg.model) -%}
-  {%- set geometry = dbt_vulcan._vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
+  {%- set geometry = dbt_vulcan.vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
   {%- set epoch = modules.datetime.datetime(1970, 1, 1) -%}
   {%- set first_start = dbt_vulcan.vulcan_parse_ts(cfg.start) if cfg.start else epoch -%}
   {%- set fmt = dbt_vulcan.vulcan_format_ts -%}
@@ -55,15 +55,11 @@
       'label': dbt_vulcan._vulcan_range_label(window[0], window[1], geometry), 'dirty': false, 'tracked': false,
     }) -%}
   {%- else -%}
-    {%- if cfg.allow_partials -%}
-      {%- set due_end = run.execution_time -%}
-    {%- else -%}
-      {%- set cron = state.cron if state is not none and state.cron is mapping else cfg.cron -%}
-      {%- set due_end = dbt_vulcan._vulcan_unit_floor(dbt_vulcan.vulcan_parse_ts(dbt_vulcan.vulcan_cron_last_tick(cron, run.execution_time)), geometry) -%}
-    {%- endif -%}
+    {%- set cron = state.cron if state is not none and state.cron is mapping else cfg.cron -%}
+    {%- set due_end = dbt_vulcan.vulcan_due_end(cfg, cron, run.execution_time, geometry) -%}
     {%- set explicit = none -%}
     {%- if run.start is not none and not rebuild -%}
-      {%- set explicit = [fmt(dbt_vulcan._vulcan_unit_floor(run.start, geometry)), fmt(dbt_vulcan._vulcan_unit_ceil(run.end, geometry))] -%}
+      {%- set explicit = [fmt(dbt_vulcan.vulcan_unit_floor(run.start, geometry)), fmt(dbt_vulcan.vulcan_unit_ceil(run.end, geometry))] -%}
     {%- endif -%}
     {%- set p = {
       'start': cfg.start, 'end': cfg.end, 'unit': cfg.interval_unit, 'week_start': cfg.week_start,
@@ -195,17 +191,27 @@
 
 {# ------------------------------------------------------------------------------ helpers #}
 
+{#- The exclusive end of what is due at `execution_time` (a datetime): the execution time itself
+    with allow_partials, else the last cron tick at or before it, floored to the interval unit
+    (`cron`: the schedule as given or as vulcan_cron_parse read it; `geometry`:
+    vulcan_unit_geometry of the model's unit). The plan of a run and the reports of the
+    operations both take it from here. -#}
+{% macro vulcan_due_end(cfg, cron, execution_time, geometry) %}
+  {%- if cfg.allow_partials -%}{{ return(execution_time) }}{%- endif -%}
+  {{ return(dbt_vulcan.vulcan_unit_floor(dbt_vulcan.vulcan_parse_ts(dbt_vulcan.vulcan_cron_last_tick(cron, execution_time)), geometry)) }}
+{% endmacro %}
+
 {#- Unit geometry: {delta, origin} (microseconds) for fixed units, {months} for calendar ones. -#}
-{% macro _vulcan_unit_geometry(unit, week_start=0) %}
+{% macro vulcan_unit_geometry(unit, week_start=0) %}
   {{ return(dbt_vulcan._vulcan_plan_bounds({'unit': unit, 'week_start': week_start, 'start': '1970-01-01', 'due_end': '1970-01-01'})) }}
 {% endmacro %}
 
-{% macro _vulcan_unit_floor(dt, b) %}
+{% macro vulcan_unit_floor(dt, b) %}
   {{ return(dbt_vulcan._vulcan_plan_start_of(dbt_vulcan._vulcan_plan_index(dt, b), b)) }}
 {% endmacro %}
 
-{% macro _vulcan_unit_ceil(dt, b) %}
-  {%- set floor = dbt_vulcan._vulcan_unit_floor(dt, b) -%}
+{% macro vulcan_unit_ceil(dt, b) %}
+  {%- set floor = dbt_vulcan.vulcan_unit_floor(dt, b) -%}
   {{ return(floor if floor == dt else dbt_vulcan._vulcan_unit_add(floor, b)) }}
 {% endmacro %}
 
@@ -224,4 +230,9 @@
     {{ return(start.date().isoformat() ~ ' - ' ~ last_day.isoformat()) }}
   {%- endif -%}
   {{ return(dbt_vulcan.vulcan_format_ts(start) ~ ' - ' ~ dbt_vulcan.vulcan_format_ts(end)) }}
+{% endmacro %}
+
+{#- All of time, as the planner bounds it. -#}
+{% macro vulcan_all_time() %}
+  {{ return(['1900-01-01 00:00:00', '9999-12-31 00:00:00']) }}
 {% endmacro %}

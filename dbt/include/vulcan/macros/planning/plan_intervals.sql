@@ -57,14 +57,7 @@
   {%- else -%}
     {#- every interval meeting a gap of the processed ranges inside the expected span, and the
         `lookback` intervals before it -#}
-    {%- set gaps = [] -%}
-    {%- set st = {'cursor': b.span_lo} -%}
-    {%- for r in summary.processed if r[1] > b.span_lo and r[0] < b.span_hi -%}
-      {%- if r[0] > st.cursor -%}{%- do gaps.append([st.cursor, r[0]]) -%}{%- endif -%}
-      {%- do st.update({'cursor': [st.cursor, r[1]] | max}) -%}
-    {%- endfor -%}
-    {%- if st.cursor < b.span_hi -%}{%- do gaps.append([st.cursor, b.span_hi]) -%}{%- endif -%}
-    {%- for g in gaps -%}
+    {%- for g in dbt_vulcan._vulcan_plan_gaps(summary.processed, b.span_lo, b.span_hi) -%}
       {%- set i = [dbt_vulcan._vulcan_plan_k(g[0], b) - lookback, 0] | max -%}
       {%- set j = dbt_vulcan._vulcan_plan_k(g[1] - 1, b) -%}
       {%- if runs and i <= runs[-1][1] + 1 -%}
@@ -111,6 +104,45 @@
     {%- endfor -%}
   {%- endfor -%}
   {{ return({'batches': batches, 'rebuild': rebuild, 'summary': summary, 'held': cut.held}) }}
+{% endmacro %}
+
+{#- The gaps of `processed` (merged ranges in order, epoch microseconds) inside [low, high). -#}
+{% macro _vulcan_plan_gaps(processed, low, high) %}
+  {%- set gaps = [] -%}
+  {%- set st = {'cursor': low} -%}
+  {%- for r in processed if r[1] > low and r[0] < high -%}
+    {%- if r[0] > st.cursor -%}{%- do gaps.append([st.cursor, r[0]]) -%}{%- endif -%}
+    {%- do st.update({'cursor': [st.cursor, r[1]] | max}) -%}
+  {%- endfor -%}
+  {%- if st.cursor < high -%}{%- do gaps.append([st.cursor, high]) -%}{%- endif -%}
+  {{ return(gaps) }}
+{% endmacro %}
+
+{#- The model's expected intervals not fully processed at `execution_time`, merged (the
+    oracle's planning.plan_intervals' `missing`; the operations' plan and status report it),
+    without enumerating intervals: the expected intervals span one range from the model's start
+    to min(end, what is due: vulcan_due_end); every gap of `processed` inside it (the same gaps
+    a run's plan fills) is widened to the intervals it touches. `rebuild`: the table is
+    (re)built, so nothing counts as processed. -#}
+{% macro vulcan_missing_intervals(cfg, processed, rebuild, execution_time) %}
+  {%- set geometry = dbt_vulcan.vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
+  {%- set due_end = dbt_vulcan.vulcan_due_end(cfg, cfg.cron, execution_time, geometry) -%}
+  {%- set b = dbt_vulcan._vulcan_plan_bounds({
+    'start': cfg.start, 'end': cfg.end, 'unit': cfg.interval_unit, 'week_start': cfg.week_start,
+    'due_end': dbt_vulcan.vulcan_format_ts(due_end), 'allow_partials': cfg.allow_partials,
+  }) -%}
+  {%- set low, high = b.span_lo, b.span_hi -%}
+  {%- if high <= low -%}{{ return([]) }}{%- endif -%}
+  {%- if rebuild -%}{{ return([[low, high]]) }}{%- endif -%}
+  {%- set missing = [] -%}
+  {%- for gap in dbt_vulcan._vulcan_plan_gaps(processed, low, high) -%}
+    {%- set first = dbt_vulcan._vulcan_plan_index(dbt_vulcan.vulcan_log_datetime(gap[0]), b) -%}
+    {%- set last = dbt_vulcan._vulcan_plan_index(dbt_vulcan.vulcan_log_datetime(gap[1]), b) -%}
+    {%- set last_start = dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_plan_start_of(last, b)) -%}
+    {%- set end = gap[1] if last_start == gap[1] else dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_plan_start_of(last + 1, b)) -%}
+    {%- do missing.append([dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_plan_start_of(first, b)), [end, high] | min]) -%}
+  {%- endfor -%}
+  {{ return(dbt_vulcan.vulcan_ranges_merge(missing)) }}
 {% endmacro %}
 
 {#- `runs` (relative interval indexes [i, j]) without the intervals that meet a range an

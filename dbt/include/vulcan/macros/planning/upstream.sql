@@ -69,24 +69,24 @@
     rebuilds for is pending), each gap widened to its own unit's boundaries. -#}
 {% macro _vulcan_upstream_unready(pcfg, rows) %}
   {%- set summary = dbt_vulcan.vulcan_log_summary(rows) -%}
-  {%- set geometry = dbt_vulcan._vulcan_unit_geometry(pcfg.interval_unit, pcfg.week_start) -%}
+  {%- set geometry = dbt_vulcan.vulcan_unit_geometry(pcfg.interval_unit, pcfg.week_start) -%}
   {%- set us = dbt_vulcan._vulcan_plan_micros -%}
   {%- set dt = dbt_vulcan._vulcan_plan_datetime -%}
   {%- set forever = us(modules.datetime.datetime(9999, 12, 31)) -%}
-  {%- set low = us(dbt_vulcan._vulcan_unit_floor(dbt_vulcan.vulcan_parse_ts(pcfg.start), geometry)) -%}
+  {%- set low = us(dbt_vulcan.vulcan_unit_floor(dbt_vulcan.vulcan_parse_ts(pcfg.start), geometry)) -%}
   {%- set high = us(dbt_vulcan.vulcan_parse_ts(pcfg.end)) if pcfg.end else forever -%}
   {%- set processed = [] if summary.pending_full and not pcfg.forward_only else summary.processed -%}
   {%- set widened = [] -%}
   {%- for g in dbt_vulcan.vulcan_ranges_subtract([[low, high]], processed) -%}
-    {%- set g_high = g[1] if g[1] >= forever else us(dbt_vulcan._vulcan_unit_ceil(dt(g[1]), geometry)) -%}
-    {%- do widened.append([us(dbt_vulcan._vulcan_unit_floor(dt(g[0]), geometry)), g_high]) -%}
+    {%- set g_high = g[1] if g[1] >= forever else us(dbt_vulcan.vulcan_unit_ceil(dt(g[1]), geometry)) -%}
+    {%- do widened.append([us(dbt_vulcan.vulcan_unit_floor(dt(g[0]), geometry)), g_high]) -%}
   {%- endfor -%}
   {{ return(dbt_vulcan.vulcan_ranges_merge(widened)) }}
 {% endmacro %}
 
-{#- The run's log line for what it holds back (none when nothing is). -#}
+{#- The run's log line for what it holds back (`held`: the plan's, with one interval or more; a
+    run that holds nothing back compiles none of this). -#}
 {% macro vulcan_held_back_message(cfg, held) %}
-  {%- if not held or not held.intervals -%}{{ return(none) }}{%- endif -%}
   {%- set date_grain = cfg.interval_unit in ('day', 'week', 'month', 'quarter', 'year') -%}
   {{ return("Model '" ~ cfg.model ~ "': " ~ held.intervals ~ ' interval' ~ ('s' if held.intervals != 1 else '') ~ ' held back (' ~ dbt_vulcan.vulcan_ranges_text(held.ranges, date_grain) ~ '), ' ~ dbt_vulcan.vulcan_held_back_reason(held) ~ '; a later run picks them up') }}
 {% endmacro %}
@@ -119,7 +119,7 @@
     {%- endif -%}
   {%- endif -%}
   {%- if cfg.get('ready_intervals') -%}
-    {%- set geometry = dbt_vulcan._vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
+    {%- set geometry = dbt_vulcan.vulcan_unit_geometry(cfg.interval_unit, cfg.week_start) -%}
     {%- do waits.append({'name': 'signal ready_intervals', 'unready': dbt_vulcan.vulcan_signal_unready(cfg, relation, start, end, execution_time, geometry)}) -%}
   {%- endif -%}
   {{ return(waits) }}
@@ -156,7 +156,7 @@
     {%- if at is none -%}
       {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "': ready_intervals returned " ~ dbt_vulcan.vulcan_repr(value) ~ '; its query returns one column of dates or timestamps (the intervals holding one are ready)') }}
     {%- endif -%}
-    {%- do floors.append(dbt_vulcan._vulcan_plan_micros(dbt_vulcan._vulcan_unit_floor(dbt_vulcan._vulcan_plan_datetime(at), geometry))) -%}
+    {%- do floors.append(dbt_vulcan._vulcan_plan_micros(dbt_vulcan.vulcan_unit_floor(dbt_vulcan._vulcan_plan_datetime(at), geometry))) -%}
   {%- endfor -%}
   {%- set unready = [] -%}
   {%- set cursor = {'at': start} -%}

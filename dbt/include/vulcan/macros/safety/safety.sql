@@ -1,9 +1,9 @@
 {#- The static safety analysis of a time-range model's SQL (patterns that give different rows
     on a time slice than on the whole range): refusals raise, warnings print, before anything
     is written. The `vulcan` adapter parses the SQL with sqlglot (dbt/adapters/vulcan/safety.py);
-    the plain package reads its tokens in Jinja (safety_tokens.sql): the same patterns, verdicts
+    the plain package reads its tokens in Jinja (safety/analysis.sql and the files beside it): the same patterns, verdicts
     and messages on the shared catalogue (tests/support/safety_catalogue.py), the adapter's reading
-    finer where the two differ (see the header of safety_tokens.sql). -#}
+    finer where the two differ (see the header of safety/analysis.sql). -#}
 {#- The analysis once per definition: skipped when the latest processed row recorded the same
     key (a run that passed the analysis of the same compiled SQL and settings); the key goes into
     the plan (`plan.safety`), and from there into the details of every batch this run records

@@ -1,32 +1,7 @@
-{#- The package's on-run-start hook (README, package mode): in a run, build or retry that runs
-    a model of one of the kinds, the state table is created (when missing) once, before dbt's
-    threads start, which would otherwise race to create it; when two or more such models can
-    start together (threads >= 2), the templates their runs call are compiled here once
-    (engine/warm_templates.sql). It renders no SQL. -#}
-{% macro vulcan_on_run_start() %}
-  {%- if execute and flags.WHICH in ('run', 'build', 'retry') -%}
-    {%- set kinds = dbt_vulcan.vulcan_kinds() -%}
-    {%- set found = [] -%}
-    {%- for unique_id in selected_resources if found | length < 2 -%}
-      {%- set node = graph.nodes.get(unique_id) -%}
-      {%- if node and node.resource_type == 'model' and node.config.materialized in kinds -%}
-        {%- do found.append(unique_id) -%}
-      {%- endif -%}
-    {%- endfor -%}
-    {%- if found -%}
-      {% do dbt_vulcan.vulcan_create_state_table() %}
-    {%- endif -%}
-    {%- if found | length > 1 and (target.threads or 1) | int > 1 -%}
-      {% do dbt_vulcan.vulcan_warm_templates() %}
-    {%- endif -%}
-  {%- endif -%}
-  {{ return('') }}
-{% endmacro %}
-
 {#- The state table, created when missing: called before the state is read (a model's plan,
-    every run-operation). dbt's relation cache answers after the first look: the hook above (or
-    the first call of an invocation) lists the state schema (one statement), or creates the
-    table, and puts it in the cache, so models issue nothing. -#}
+    every run-operation). dbt's relation cache answers after the first look: the run's hook
+    (engine/on_run_start.sql, or the first call of an invocation) lists the state schema (one
+    statement), or creates the table, and puts it in the cache, so models issue nothing. -#}
 {% macro vulcan_create_state_table() %}
   {%- if execute -%}
     {%- set state = dbt_vulcan.vulcan_state_relation() -%}

@@ -194,12 +194,3 @@
   {%- endfor -%}
   {{ return(out | join('')) }}
 {% endmacro %}
-
-{#- The current model's query bound to its first interval, for reading its columns (a Python
-    model runs once for it). -#}
-{% macro vulcan_model_query(kind, cfg, plan) %}
-  {%- if model.language == 'python' -%}
-    {{ return(dbt_vulcan.vulcan_python_schema_query(compiled_code, plan.first_interval, plan.execution_time)) }}
-  {%- endif -%}
-  {{ return(dbt_vulcan.vulcan_schema_query(compiled_code, cfg, plan.execution_time, plan.first_interval)) }}
-{% endmacro %}

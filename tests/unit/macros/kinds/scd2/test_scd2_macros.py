@@ -1,4 +1,4 @@
-"""SCD type 2 in Jinja (macros/kinds/scd2/scd2.sql) against its Python oracle,
+"""SCD type 2 in Jinja (macros/kinds/scd2/scd2_sql.sql) against its Python oracle,
 tests/oracle/scd2.py: for every config of tests/oracle/test_scd2.py and for random configs
 and query columns, the same table columns, the same error message (raised by the column check
 the materialization runs) or the same SQL (create, changes, rewrite, merge; compared with

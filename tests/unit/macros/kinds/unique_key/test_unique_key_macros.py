@@ -349,7 +349,7 @@ def test_layout_from_describe(rows: list[tuple[Any, ...]]) -> None:
 )
 def test_drop_partitions(rows: list[tuple[str]]) -> None:
     expected = drop_partitions_sql("s.t", ["region", "day"], rows)
-    got = harness().call("vulcan_unique_key_drop_partitions_sql", "s.t", ["region", "day"], rows)
+    got = harness().call("vulcan_drop_partitions_sql", "s.t", ["region", "day"], rows)
     assert got == expected
 
 

@@ -9,8 +9,13 @@
     (engine/whole_table.sql). -#}
 
 {% materialization incremental_by_partition, adapter='spark', supported_languages=['sql', 'python'] %}
-  {{ return(dbt_vulcan.vulcan_materialize('incremental_by_partition', dbt_vulcan.vulcan_whole_table_steps('partition', 'replace partitions', dbt_vulcan._vulcan_partition_check))) }}
+  {{ return(dbt_vulcan.vulcan_materialize('incremental_by_partition', dbt_vulcan.vulcan_steps_partition())) }}
 {% endmaterialization %}
+
+{#- The partition kind's steps for engine/materialize.sql. -#}
+{% macro vulcan_steps_partition() %}
+  {{ return(dbt_vulcan.vulcan_whole_table_steps('partition', 'replace partitions', dbt_vulcan._vulcan_partition_check)) }}
+{% endmacro %}
 
 {#- The table's layout is described on a table this definition has not written yet: a log
     whose layout is the config's (checked by vulcan_adopt_existing, engine/begin.sql) was

@@ -5,15 +5,20 @@
     processed. The run's life is engine/materialize.sql; what is this kind's own is below. -#}
 
 {% materialization incremental_by_time_range, adapter='spark', supported_languages=['sql', 'python'] %}
-  {{ return(dbt_vulcan.vulcan_materialize('incremental_by_time_range', {
+  {{ return(dbt_vulcan.vulcan_materialize('incremental_by_time_range', dbt_vulcan.vulcan_steps_time_range())) }}
+{% endmaterialization %}
+
+{#- The time range kind's steps for engine/materialize.sql. -#}
+{% macro vulcan_steps_time_range() %}
+  {{ return({
     'strategy': 'time_range',
     'action': 'insert',
     'check': dbt_vulcan._vulcan_time_range_check,
     'adopt_after_check': true,
     'safety': true,
     'schema_change': 'on_change',
-  })) }}
-{% endmaterialization %}
+  }) }}
+{% endmacro %}
 
 {#- The config against the query's columns, read only when the model is new, rebuilt or changed
     (or the log has no time type yet): bad ones raise before anything is touched, and before

@@ -12,15 +12,20 @@
     run's life: engine/materialize.sql. -#}
 
 {% materialization tracked, adapter='spark', supported_languages=['sql', 'python'] %}
-  {{ return(dbt_vulcan.vulcan_materialize('tracked', {
+  {{ return(dbt_vulcan.vulcan_materialize('tracked', dbt_vulcan.vulcan_steps_tracked())) }}
+{% endmaterialization %}
+
+{#- The tracked kind's steps for engine/materialize.sql. -#}
+{% macro vulcan_steps_tracked() %}
+  {{ return({
     'strategy': 'tracked',
     'action': 'sync groups',
     'validate': dbt_vulcan._vulcan_tracked_validate,
     'check': dbt_vulcan._vulcan_tracked_check,
     'schema_change': 'every_run',
     'project': dbt_vulcan._vulcan_tracked_project,
-  })) }}
-{% endmaterialization %}
+  }) }}
+{% endmacro %}
 
 {#- A range given with vulcan_start/vulcan_end is the window of a model with a time column;
     without one it does not apply (the whole-table kinds' note). -#}

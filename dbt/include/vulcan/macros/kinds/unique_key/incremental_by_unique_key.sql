@@ -4,18 +4,23 @@
     the match. Batches come from the shared planner: with `start` they are tracked intervals
     (time tokens render per batch), without it one untracked batch. Restatement is full-history
     only (vulcan_restate widens it; the next run rebuilds). The first batch after a (re)build is
-    a plain INSERT. Rules: spec.sql; SQL: upsert_sql.sql (their test oracle: tests/oracle/unique_key.py);
+    a plain INSERT. Rules: unique_key_spec.sql (columns: unique_key_columns.sql); SQL: unique_key_sql.sql (their test oracle: tests/oracle/unique_key.py);
     writes: unique_key_<file_format>.sql, all beside this file; the run's life: engine/materialize.sql. -#}
 
 {% materialization incremental_by_unique_key, adapter='spark', supported_languages=['sql', 'python'] %}
-  {{ return(dbt_vulcan.vulcan_materialize('incremental_by_unique_key', {
+  {{ return(dbt_vulcan.vulcan_materialize('incremental_by_unique_key', dbt_vulcan.vulcan_steps_unique_key())) }}
+{% endmaterialization %}
+
+{#- The unique key kind's steps for engine/materialize.sql. -#}
+{% macro vulcan_steps_unique_key() %}
+  {{ return({
     'strategy': 'unique_key',
     'action': 'upsert',
     'validate': dbt_vulcan._vulcan_unique_key_validate,
     'check': dbt_vulcan._vulcan_unique_key_check,
     'schema_change': 'on_change',
-  })) }}
-{% endmaterialization %}
+  }) }}
+{% endmacro %}
 
 {#- unique_key, when_matched and merge_filter parse: bad ones raise before anything is touched
     (time tokens left as they are: they render per batch) -#}

@@ -2,7 +2,7 @@
     the `when_matched` clauses; not matched: insert; without when_matched, a batch row equal to
     its table row is left out, so unchanged rows are not rewritten). Duplicate keys in the batch fail the MERGE
     before it commits. The first batch into a just-created table is a plain INSERT. The SQL:
-    kinds/unique_key/upsert_sql.sql. -#}
+    kinds/unique_key/unique_key_sql.sql. -#}
 {% macro vulcan_unique_key_delta(args) %}
   {% do dbt_vulcan._vulcan_unique_key_merge(args) %}
 {% endmacro %}
@@ -22,7 +22,7 @@
   {%- endcall %}
 {% endmacro %}
 
-{#- The table's columns a MERGE compares to leave unchanged rows alone (upsert_sql.sql), or
+{#- The table's columns a MERGE compares to leave unchanged rows alone (unique_key_sql.sql), or
     none: with `skip_unchanged_rows: false`, with when_matched clauses (they say what a match does: an accumulating one must see
     every row), or when a column cannot be compared (a map or a variant has no `<=>`; every
     matched row is then updated). Read once per run, with their types: recorded by the last

@@ -19,7 +19,7 @@
     when_matched: find one changed row], [partitioned: list emptied partitions, rarely drop
     them], insert overwrite, drop stage (after the batch's record when its write is
     bracketed: engine/write_check.sql); once per run: describe the table. The SQL:
-    kinds/unique_key/upsert_sql.sql.
+    kinds/unique_key/unique_key_sql.sql.
     The first batch into a just-created table is one INSERT. -#}
 {% macro vulcan_unique_key_parquet(args) %}
   {%- set spec = dbt_vulcan._vulcan_unique_key_batch_spec(args) -%}
@@ -51,7 +51,7 @@
     {{ return(none) }}
   {%- endif -%}
   {%- if upsert.emptied_partitions -%}
-    {%- set drop_sql = dbt_vulcan.vulcan_unique_key_drop_partitions_sql(args.relation, layout.partition_cols, run_query(upsert.emptied_partitions).rows) -%}
+    {%- set drop_sql = dbt_vulcan.vulcan_drop_partitions_sql(args.relation, layout.partition_cols, run_query(upsert.emptied_partitions).rows) -%}
     {%- if drop_sql -%}
       {% call statement('vulcan_drop_partitions') %}{{ drop_sql }}{% endcall %}
     {%- endif -%}

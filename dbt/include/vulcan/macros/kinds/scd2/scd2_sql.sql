@@ -165,7 +165,7 @@
 {% endmacro %}
 
 {#- {columns, problems} of a unique_key expression: the columns it names (of a struct field
-    `s.f`, the column `s`), read by the unique-key kind's SQL reader (kinds/unique_key/spec.sql,
+    `s.f`, the column `s`), read by the unique-key kind's key reader (kinds/unique_key/unique_key_spec.sql,
     vulcan_uk_parse_keys: one reader for both kinds, as unique_key.parse_keys is for the oracle). -#}
 {% macro _vulcan_scd2_key_columns(entry) %}
   {%- set parsed = dbt_vulcan.vulcan_uk_parse_keys([entry]) -%}

@@ -127,38 +127,9 @@
   {{ return({
     'stage_select': select,
     'overwrite': 'insert overwrite table ' ~ relation ~ ' by name select ' ~ columns ~ ' from ' ~ stage ~ ' where not __vulcan_marker',
-    'emptied_partitions': dbt_vulcan.vulcan_unique_key_emptied_partitions_sql(stage, layout.partition_cols),
+    'emptied_partitions': dbt_vulcan.vulcan_stage_emptied_partitions_sql(stage, layout.partition_cols),
     'changed': changed,
   }) }}
-{% endmacro %}
-
-{#- The partitions (JSON rows, for vulcan_unique_key_drop_partitions_sql) a scoped stage names
-    by marker rows only: the batch leaves them with no rows. Also run by the replay of such a
-    stage after a crash (engine/stage.sql). -#}
-{% macro vulcan_unique_key_emptied_partitions_sql(stage, partition_cols) %}
-  {%- set parts = [] -%}
-  {%- set as_json = [] -%}
-  {%- for p in partition_cols -%}
-    {%- do parts.append(dbt_vulcan.vulcan_quote_identifier(p)) -%}
-    {%- do as_json.append(dbt_vulcan.vulcan_sql_string(p) ~ ', cast(' ~ parts[-1] ~ ' as string)') -%}
-  {%- endfor -%}
-  {{ return('select to_json(named_struct(' ~ as_json | join(', ') ~ ')) as vulcan_partition from ' ~ stage ~ ' group by ' ~ parts | join(', ') ~ ' having bool_and(__vulcan_marker)') }}
-{% endmacro %}
-
-{#- ALTER TABLE ... DROP of the partitions `emptied_partitions` returned (JSON rows), '' when
-    there are none. -#}
-{% macro vulcan_unique_key_drop_partitions_sql(relation, partition_cols, rows) %}
-  {%- set specs = [] -%}
-  {%- for row in rows -%}
-    {%- set values = fromjson(row[0] | string) -%}
-    {%- set items = [] -%}
-    {%- for c in partition_cols -%}
-      {%- set v = values.get(c) -%}
-      {%- do items.append(dbt_vulcan.vulcan_quote_identifier(c) ~ ' = ' ~ ('null' if v is none else dbt_vulcan.vulcan_sql_string(v))) -%}
-    {%- endfor -%}
-    {%- do specs.append('partition (' ~ items | join(', ') ~ ')') -%}
-  {%- endfor -%}
-  {{ return('alter table ' ~ relation ~ ' drop if exists ' ~ specs | join(', ') if specs else '') }}
 {% endmacro %}
 
 {#- {column lowercased: value} of an UPDATE SET clause; a column the table lacks: an error -#}

@@ -1,4 +1,4 @@
-"""The key the validated settings are recorded and found under (config/settings_once.sql): the
+"""The key the validated settings are recorded and found under (planning/model_state.sql): the
 same for the same node, kind, adapter type and release; different when any of them changes; a
 date (YAML's, which JSON cannot hold) does not break it. The settings survive the
 YAML round trip of the state log unchanged, so a run that reads them back plans as the run that

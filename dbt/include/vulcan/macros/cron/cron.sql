@@ -31,23 +31,6 @@
   {{ return(read.cron) }}
 {% endmacro %}
 
-{#- Every problem that makes `expr` unusable as a vulcan cron, one message each ([] if none):
-    syntax (each bad field), never firing, firing more often than every 5 minutes. -#}
-{% macro vulcan_cron_errors(expr) %}
-  {%- set read = dbt_vulcan._vulcan_cron_read(expr) -%}
-  {%- if read.details -%}
-    {%- set out = [] -%}
-    {%- for detail in read.details -%}
-      {%- do out.append(dbt_vulcan._vulcan_cron_message(read.value, 'is not a valid cron expression (' ~ detail ~ ')')) -%}
-    {%- endfor -%}
-    {{ return(out) }}
-  {%- elif read.reason -%}
-    {{ return([dbt_vulcan._vulcan_cron_message(read.value, read.reason)]) }}
-  {%- endif -%}
-  {%- set unit = dbt_vulcan._vulcan_cron_unit(read.cron) -%}
-  {{ return([dbt_vulcan._vulcan_cron_message(read.cron.normalized, unit.reason)] if unit.reason else []) }}
-{% endmacro %}
-
 {#- The latest fire time <= execution_time (a tick exactly at it counts), as
     'YYYY-MM-DD HH:MM:SS'. `cron` is an expression or the dict vulcan_cron_parse returns. -#}
 {% macro vulcan_cron_last_tick(cron, execution_time) %}
@@ -95,7 +78,9 @@
 {% endmacro %}
 
 {#- What the validator (config/validate.sql) needs of a cron: {error (the message, or none),
-    cron (normalized), unit (the interval unit it implies, as vulcan_cron_interval_unit),
+    cron (normalized), unit (the interval unit it implies: the largest unit whose nominal length
+    fits the smallest gap between its first 60 ticks after 2020-01-01 00:00, as the oracle's
+    Schedule.build(cron, None) derives it; firing more often than every 5 minutes is an error),
     weekdays (the days of the week of its first ticks)}. -#}
 {% macro vulcan_cron_schedule(expr) %}
   {%- set read = dbt_vulcan._vulcan_cron_read(expr) -%}
@@ -103,18 +88,6 @@
   {%- set ticks = dbt_vulcan._vulcan_cron_unit(read.cron) -%}
   {%- if ticks.reason -%}{{ return({'error': dbt_vulcan._vulcan_cron_message(read.cron.normalized, ticks.reason)}) }}{%- endif -%}
   {{ return({'error': none, 'cron': read.cron.normalized, 'unit': ticks.unit, 'weekdays': ticks.weekdays}) }}
-{% endmacro %}
-
-{#- The interval unit the cron implies, as Schedule.build(cron, None) derives it: the largest
-    unit whose nominal length fits the smallest gap between its first 60 ticks after
-    2020-01-01 00:00; an error if it fires more often than every 5 minutes. -#}
-{% macro vulcan_cron_interval_unit(cron) %}
-  {%- set c = cron if cron is mapping else dbt_vulcan.vulcan_cron_parse(cron) -%}
-  {%- set unit = dbt_vulcan._vulcan_cron_unit(c) -%}
-  {%- if unit.reason -%}
-    {{ exceptions.raise_compiler_error(dbt_vulcan._vulcan_cron_message(c.normalized, unit.reason)) }}
-  {%- endif -%}
-  {{ return(unit.unit) }}
 {% endmacro %}
 
 {# ------------------------------------------------------------------------------ helpers #}
@@ -138,7 +111,7 @@
 {% endmacro %}
 
 {#- {value, reason, details, cron}: reason is none when the cron is usable (cron is then the
-    parsed dict); details lists each syntax problem (for vulcan_cron_errors). -#}
+    parsed dict); details lists each syntax problem (the reason names them all). -#}
 {% macro _vulcan_cron_read(expr) %}
   {%- if expr is not string -%}
     {{ return({'value': expr, 'reason': 'is not a string', 'details': [], 'cron': none}) }}

@@ -1,4 +1,4 @@
-"""The parquet partitions a dirty batch drops (kinds/time_range/partitions_in_range.sql), with
+"""The parquet partitions a dirty batch drops (kinds/time_range/time_range_partitions.sql), with
 `partitions_in_range` + `partition_spec_sql` of tests/oracle/time_range.py as the oracle."""
 
 from __future__ import annotations
