@@ -185,13 +185,14 @@
   {{ return(adapter.vulcan_stale_stages(relation)) }}
 {% endmacro %}
 
+{#- The table a batch is staged in for its audits (`<table>__vulcan_audit_<run>`, audits/audits.sql). -#}
 {% macro vulcan_audit_stage_relation(relation) %}
   {{ return(dbt_vulcan.vulcan_stage_relation(relation, '__vulcan_audit')) }}
 {% endmacro %}
 
-{#- The partitions (JSON rows, for vulcan_drop_partitions_sql) a scoped stage names
-    by marker rows only: the batch leaves them with no rows. Also run by the replay of such a
-    stage after a crash (engine/stage.sql). -#}
+{#- The partitions (JSON rows, for vulcan_drop_partitions_sql) that a unique-key batch's scoped
+    stage (kinds/unique_key/unique_key_sql.sql) names by marker rows only: the batch leaves them
+    with no rows. Also run when such a stage is replayed after a crash (above). -#}
 {% macro vulcan_stage_emptied_partitions_sql(stage, partition_cols) %}
   {%- set parts = [] -%}
   {%- set as_json = [] -%}
