@@ -424,11 +424,22 @@ def job_section(job: dict[str, Any]) -> list[str]:
                 f"{med('job_one_day', system, summed):.1f} s",
                 *seconds,
                 f"{med('job_one_day', system, lambda r: r['gaps']):.1f} s",
+                _job_cpu(runs("job_one_day", system)),
             ]
         )
     head = ["system", "backfill wall", "one day wall (median)", "one day walls (s)"]
-    head += ["models summed", *(f"{k} (statements)" for k in kinds), "gaps"]
-    lines += ["", *_table(head, rows), "", "Checks:", ""]
+    head += ["models summed", *(f"{k} (statements)" for k in kinds), "gaps", "one day cpu"]
+    lines += [
+        "",
+        *_table(head, rows),
+        "",
+        "`one day cpu`: the machine's busy core-seconds during the run (median; the Thrift "
+        "server and the `dbt` process together, /proc/stat), and the cores it kept busy on "
+        "average (cpu / wall): a job that keeps every core busy is as slow as its CPU work.",
+        "",
+        "Checks:",
+        "",
+    ]
     different = [c for c in job.get("checks", []) if not c["ok"]]
     rounds = sorted({c["what"].rsplit(", ", 1)[0] for c in job.get("checks", [])})
     lines.append(
@@ -481,3 +492,13 @@ def write(
     lines.append("")
     write_page(out, lines, findings)
     return problems
+
+
+def _job_cpu(runs: list[dict[str, Any]]) -> str:
+    """The median busy core-seconds of the runs and the cores they kept busy, or '-' when the
+    runs recorded none (not Linux, or results from before it was measured)."""
+    pairs = [(r["cpu"], r["wall"]) for r in runs if r.get("cpu") is not None and r["wall"]]
+    if not pairs:
+        return "-"
+    cpu = _median([c for c, _ in pairs])
+    return f"{cpu:.1f} s ({_median([c / w for c, w in pairs]):.2f} cores)"

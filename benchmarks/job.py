@@ -125,6 +125,9 @@ class JobRun:
     statement_seconds: dict[str, float] = field(default_factory=dict)  # kind -> summed
     statement_counts: dict[str, int] = field(default_factory=dict)
     gaps: float = 0.0  # summed over the models: the time between their statements
+    # busy core-seconds of the whole machine during the run (the Thrift server's JVM and the
+    # `dbt` process: the job's CPU work when nothing else runs), from /proc/stat; None elsewhere
+    cpu: float | None = None
 
     @property
     def summed(self) -> float:
@@ -143,9 +146,11 @@ def job_run(
     projects: Projects, scenario: str, system: str, rep: int, vars_: dict[str, Any], *extra: str
 ) -> JobRun:
     """One fresh `dbt run` of the system's job, with its models' times and statements."""
+    busy_before = _busy_seconds()
     results, wall, log_dir = projects.process(
         scenario, system, rep, vars_, PROJECT[system], "run", "path:models/jobs", *extra
     )
+    busy_after = _busy_seconds()
     run = JobRun(
         scenario,
         system,
@@ -153,6 +158,8 @@ def job_run(
         round(wall, 3),
         {r["unique_id"].split(".")[-1]: round(float(r["execution_time"]), 3) for r in results},
     )
+    if busy_before is not None and busy_after is not None:
+        run.cpu = round(busy_after - busy_before, 2)
     for result in results:
         statements, _, tail_gap = parse_log(log_dir / "dbt.log", result["unique_id"])
         run.gaps += sum(s.gap_before for s in statements) + tail_gap
@@ -166,12 +173,25 @@ def job_run(
         raise RuntimeError(f"job {system} ({scenario} rep {rep}): {len(results)} models ran")
     slowest = max(run.model_seconds.values())
     print(
-        f"  {scenario:<13} {system:<15} rep {rep}: wall {run.wall:6.2f} s"
+        f"  {scenario:<13} {system:<15} rep {rep}: wall {run.wall:6.2f} s  cpu {run.cpu} s"
         f"  models summed {run.summed:6.2f} s (slowest {slowest:.2f})"
         f"  statements {run.statement_seconds}  gaps {run.gaps:.2f} s",
         flush=True,
     )
     return run
+
+
+def _busy_seconds() -> float | None:
+    """The machine's busy CPU time so far (every core, /proc/stat: all but idle and iowait)."""
+    import os
+
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(v) for v in stat.readline().split()[1:]]
+    except OSError:
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def write_projects(
