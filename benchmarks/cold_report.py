@@ -434,8 +434,10 @@ def job_section(job: dict[str, Any]) -> list[str]:
         *_table(head, rows),
         "",
         "`one day cpu`: the machine's busy core-seconds during the run (median; the Thrift "
-        "server and the `dbt` process together, /proc/stat), and the cores it kept busy on "
-        "average (cpu / wall): a job that keeps every core busy is as slow as its CPU work.",
+        "server and the `dbt` process together, /proc/stat), the cores it kept busy on average "
+        "(cpu / wall: a job that keeps every core busy is as slow as its CPU work), and the "
+        "`dbt` process's part (its rusage: on a Thrift server Python and Jinja, the rest the "
+        "server's Spark work; embedded sessions count their JVM in it).",
         "",
         "Checks:",
         "",
@@ -501,4 +503,6 @@ def _job_cpu(runs: list[dict[str, Any]]) -> str:
     if not pairs:
         return "-"
     cpu = _median([c for c, _ in pairs])
-    return f"{cpu:.1f} s ({_median([c / w for c, w in pairs]):.2f} cores)"
+    text = f"{cpu:.1f} s ({_median([c / w for c, w in pairs]):.2f} cores)"
+    own = [r["dbt_cpu"] for r in runs if r.get("dbt_cpu") is not None]
+    return text + (f", dbt {_median(own):.1f} s" if own else "")
