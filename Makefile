@@ -23,6 +23,7 @@ lint: setup
 	.venv/bin/python scripts/check_v2_rules.py
 	.venv/bin/python scripts/check_imports.py
 	.venv/bin/python scripts/check_macro_calls.py --strict
+	.venv/bin/python scripts/version.py check
 
 # the unit tests and the oracle's own (tests/oracle: the Python reference the macros are
 # checked against, never shipped)

@@ -66,5 +66,5 @@
   {{ return(local_md5(inputs)[:16]) }}
 {% endmacro %}
 
-{#- dbt-vulcan's release (dbt/adapters/vulcan/__version__.py; a unit test keeps them equal). -#}
+{#- dbt-vulcan's release, written by scripts/version.py from dbt/adapters/vulcan/__version__.py. -#}
 {% macro vulcan_release() %}{{ return('0.1.0') }}{% endmacro %}
