@@ -5,7 +5,7 @@ itself needs the number in three more places no Python can reach at run time: th
 `dbt_project.yml` at the repository root (what `packages.yml` installs), the same file shipped
 in the wheel (`dbt/include/vulcan/package/`), and `vulcan_release()`, the macro that puts the
 release into each model's settings key (package mode cannot import Python). This script writes
-them; `make lint` runs `--check`, so a release is one command and the copies cannot drift:
+them; `make lint` runs `check`, so a release is one command and the copies cannot drift:
 
     python scripts/version.py set 0.2.0    # writes all four
     python scripts/version.py check        # exit 1 naming every copy that differs
@@ -40,10 +40,7 @@ class Copy:
         path = root / self.path
         text = path.read_text()
         found = self.pattern.search(text)
-        if found is None:
-            raise SystemExit(
-                f"{self.path}: no release number where {self.pattern.pattern!r} expects one"
-            )
+        assert found is not None, self.path  # set_release checks every copy first
         path.write_text(text[: found.start(1)] + release + text[found.end(1) :])
 
 
@@ -84,6 +81,10 @@ def set_release(release: str, root: Path = ROOT) -> None:
         raise SystemExit(
             f"release {release!r}: expected MAJOR.MINOR.PATCH, optionally followed by a1, b1 or rc1"
         )
+    # every copy found before any is written: a failed set leaves no file changed
+    missing = [str(c.path) for c in COPIES if c.read(root) is None]
+    if missing:
+        raise SystemExit(f"no release number found in {', '.join(missing)}: nothing written")
     for copy in COPIES:
         copy.write(root, release)
 

@@ -64,3 +64,12 @@ def test_a_malformed_release_is_refused(tree: Path) -> None:
     with pytest.raises(SystemExit, match=r"release 'v1.0': expected MAJOR.MINOR.PATCH"):
         release_version.set_release("v1.0", tree)
     assert release_version.drift(tree) == []
+
+
+def test_a_copy_without_its_number_stops_set_before_any_write(tree: Path) -> None:
+    macro = tree / release_version.COPIES[3].path
+    macro.write_text(macro.read_text().replace("macro vulcan_release()", "macro vulcan_rel()"))
+    before = (tree / "dbt_project.yml").read_text()
+    with pytest.raises(SystemExit, match=r"no release number found in .*model_state.sql"):
+        release_version.set_release("2.0.0", tree)
+    assert (tree / "dbt_project.yml").read_text() == before
