@@ -218,11 +218,12 @@ def section(cold: dict[str, Any], size: Size, spark: str = EMBEDDED) -> list[str
         "returns rows, the fetch of its rows (Spark runs a SELECT's job when its rows are "
         "fetched, after dbt logged the statement as done).",
         f"- Backfill: days [0, {n}) into empty schemas, a new schema per repetition. One new "
-        f"day: repetition r adds day {n} + r - 1 to repetition 1's tables (vulcan: a plain "
-        "run with `vulcan_execution_time` one hour into the next day; microbatch: "
-        "`--event-time-start/end`; insert_overwrite: its own vars). Explicit day: repetition r "
-        f"recomputes the processed day {n} - r (vulcan: `vulcan_start`/`vulcan_end`; "
-        "microbatch: `--event-time-start/end`).",
+        f"day: repetition r adds day {n} + r - 1 to repetition 1's tables (vulcan and "
+        "microbatch: the same `--event-time-start/end`; insert_overwrite: its own vars; "
+        "vulcan_before: `vulcan_execution_time` one hour into the next day). Explicit day: "
+        f"repetition r recomputes the processed day {n} - r (the same flags; vulcan_before: "
+        "`vulcan_start`/`vulcan_end`). A new `--vars` value makes dbt parse the project "
+        "again; the flags do not.",
         "- microbatch's table for the daily runs is a raw copy of insert_overwrite's backfill "
         "(its own 365-day backfill is 365 statements and minutes: see the warm suite). raw: "
         "the write statements of vulcan's backfill, issued by hand in a fresh SparkSession "

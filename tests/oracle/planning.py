@@ -331,18 +331,35 @@ class RunVars:
                 return None
 
         execution_time = get("vulcan_execution_time", parse_time) or default_execution_time
-        start = get("vulcan_start", parse_time)
-        end = get("vulcan_end", parse_end)
+        parsed = {
+            "vulcan_start": get("vulcan_start", parse_time),
+            "vulcan_end": get("vulcan_end", parse_end),
+            # dbt's --event-time-start / --event-time-end: the end exclusive as given
+            "event_time_start": get("event_time_start", parse_time),
+            "event_time_end": get("event_time_end", parse_time),
+        }
         # a var given but invalid is reported once, above, not also as missing
-        given = {key: raw.get(key) not in (None, "") for key in ("vulcan_start", "vulcan_end")}
-        if given["vulcan_start"] and not given["vulcan_end"]:
-            errors.append("vulcan_end: required when vulcan_start is given")
-        if given["vulcan_end"] and not given["vulcan_start"]:
-            errors.append("vulcan_start: required when vulcan_end is given")
-        if start is not None and end is not None and start >= end:
-            errors.append(f"vulcan_start: {raw.get('vulcan_start')!r} is not before vulcan_end")
+        given = {key: raw.get(key) not in (None, "") for key in parsed}
+        for first, last in (("vulcan_start", "vulcan_end"), ("event_time_start", "event_time_end")):
+            if given[first] and not given[last]:
+                errors.append(f"{last}: required when {first} is given")
+            if given[last] and not given[first]:
+                errors.append(f"{first}: required when {last} is given")
+            low, high = parsed[first], parsed[last]
+            if low is not None and high is not None and low >= high:
+                errors.append(f"{first}: {raw.get(first)!r} is not before {last}")
+        if (given["vulcan_start"] or given["vulcan_end"]) and (
+            given["event_time_start"] or given["event_time_end"]
+        ):
+            errors.append(
+                "vulcan_start/vulcan_end and --event-time-start/--event-time-end both give the"
+                " range to process: give one of them"
+            )
         if errors:
             raise VulcanConfigError("Invalid --vars:\n" + "\n".join(f"  - {e}" for e in errors))
+        flags = parsed["event_time_start"] is not None
+        start = parsed["event_time_start"] if flags else parsed["vulcan_start"]
+        end = parsed["event_time_end"] if flags else parsed["vulcan_end"]
         return cls(execution_time=execution_time, start=start, end=end)
 
 

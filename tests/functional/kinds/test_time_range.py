@@ -173,6 +173,42 @@ class TestTimeRange:
         assert [r for r in before if r[0] != date(2025, 1, 4)] == after
         assert rows(project, f"select count(*) from {project.test_schema}.daily_sales") == [(9,)]
 
+    def test_dbt_event_time_flags_recompute_their_window(self, project: Any) -> None:
+        """dbt's --event-time-start/--event-time-end (the window a scheduler passes to microbatch
+        models) are an explicit range with dbt's exclusive end; a new window is not a new
+        --vars, so dbt keeps its partial parse."""
+        run("seed")
+        run("run", "-s", "daily_sales", "--full-refresh", vars={EXEC: "2025-01-11"})
+        before = {r[0]: r[1] for r in table_rows(project, "daily_sales", DAILY)}
+        schema = project.test_schema
+        project.run_sql(
+            f"insert into {schema}.raw_orders values (900, date'2025-01-04', 1, 1.0), "
+            f"(901, date'2025-01-05', 1, 1.0)"
+        )
+        window = ["--event-time-start", "2025-01-03", "--event-time-end", "2025-01-05"]
+        run("run", "-s", "daily_sales", *window)
+        after = {r[0]: r[1] for r in table_rows(project, "daily_sales", DAILY)}
+        assert after[date(2025, 1, 4)] == before[date(2025, 1, 4)] + 1  # inside: recomputed
+        assert after[date(2025, 1, 5)] == before[date(2025, 1, 5)]  # the end: excluded
+        assert processed_rows(project, "daily_sales")[-1] == (
+            "2025-01-03 00:00:00",
+            "2025-01-05 00:00:00",
+        )
+        # both ways of giving a range at once: refused before anything is written
+        result = run(
+            "run",
+            "-s",
+            "daily_sales",
+            *window,
+            vars={"vulcan_start": "2025-01-01", "vulcan_end": "2025-01-02"},
+            expect_pass=False,
+        )
+        assert "both give the range to process: give one of them" in model_message(result)
+        assert processed_rows(project, "daily_sales")[-1] == (
+            "2025-01-03 00:00:00",
+            "2025-01-05 00:00:00",
+        )
+
     def test_failure_in_batch_keeps_earlier_batches_and_rerun_finishes(self, project: Any) -> None:
         run("seed")
         # batches of 3 days: [1-3], [4-6], [7-9] fails (Jan 8), [10]

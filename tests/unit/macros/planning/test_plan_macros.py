@@ -42,6 +42,22 @@ def jinja_vars(raw: dict[str, Any]) -> Any:
         {"vulcan_execution_time": "yesterday", "vulcan_start": "2025-13-01", "vulcan_end": "x"},
         {"vulcan_execution_time": "3001-01-01"},
         {"vulcan_start": 1735689600, "vulcan_end": "2025-01-02"},
+        # dbt's --event-time-start / --event-time-end (invocation_args_dict: naive datetimes)
+        {"event_time_start": datetime(2025, 1, 5), "event_time_end": datetime(2025, 1, 6)},
+        {"event_time_start": "2025-01-05", "event_time_end": "2025-01-06"},
+        {"event_time_start": datetime(2025, 1, 6), "event_time_end": datetime(2025, 1, 5)},
+        {"event_time_start": datetime(2025, 1, 5)},
+        {
+            "vulcan_start": "2025-01-01",
+            "vulcan_end": "2025-01-02",
+            "event_time_start": datetime(2025, 1, 5),
+            "event_time_end": datetime(2025, 1, 6),
+        },
+        {
+            "vulcan_execution_time": "2025-02-01",
+            "event_time_start": datetime(2025, 1, 5, 6),
+            "event_time_end": datetime(2025, 1, 5, 7),
+        },
     ],
 )
 def test_run_vars_equal_the_oracle(raw: dict[str, Any]) -> None:
@@ -56,6 +72,31 @@ def test_run_vars_equal_the_oracle(raw: dict[str, Any]) -> None:
     assert got["start"] == expected.start and got["end"] == expected.end
     if "vulcan_execution_time" in raw:
         assert got["execution_time"] == expected.execution_time
+    flags = "event_time_start" in raw
+    assert got["range_from"] == ("flags" if flags else "vars" if expected.start else None)
+
+
+def test_dbt_event_time_flags_are_an_exclusive_range() -> None:
+    """A date given to --event-time-end is its midnight, not its whole day (vulcan_end's)."""
+    got = jinja_vars({"event_time_start": "2025-01-05", "event_time_end": "2025-01-06"})
+    assert (got["start"], got["end"]) == (datetime(2025, 1, 5), datetime(2025, 1, 6))
+    by_vars = jinja_vars({"vulcan_start": "2025-01-05", "vulcan_end": "2025-01-06"})
+    assert by_vars["end"] == datetime(2025, 1, 7)
+
+
+def test_both_ranges_at_once_are_refused_naming_both() -> None:
+    raw = {
+        "vulcan_start": "2025-01-01",
+        "vulcan_end": "2025-01-02",
+        "event_time_start": datetime(2025, 1, 5),
+        "event_time_end": datetime(2025, 1, 6),
+    }
+    with pytest.raises(CompilerError) as got:
+        jinja_vars(raw)
+    assert (
+        "vulcan_start/vulcan_end and --event-time-start/--event-time-end both give the range"
+        in str(got.value)
+    )
 
 
 @settings(max_examples=300, deadline=None)

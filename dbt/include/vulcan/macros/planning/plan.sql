@@ -147,24 +147,36 @@
 {% endmacro %}
 
 {#- The run's vars (`--vars`, or `raw` with the same names: an operation's args), parsed, never
-    pasted into SQL: {execution_time, start, end} as naive UTC datetimes; execution_time
-    defaults to the invocation's start (`run_started_at`). Every invalid var is named at once
-    (_vulcan_run_vars_parsed: a run given none compiles none of it). -#}
+    pasted into SQL: {execution_time, start, end, range_from} as naive UTC datetimes;
+    execution_time defaults to the invocation's start (`run_started_at`). A run's explicit range
+    comes from vulcan_start/vulcan_end or from dbt's own `--event-time-start` /
+    `--event-time-end` (also DBT_EVENT_TIME_START/END: the window a scheduler passes to
+    microbatch models; both exclusive of the end, read from `invocation_args_dict`, so a new
+    window is not a new `--vars` and dbt keeps its partial parse); range_from names the one
+    given ('vars', 'flags' or none), and both at once are an error. Every invalid var is named
+    at once (_vulcan_run_vars_parsed: a run given none compiles none of it). -#}
 {% macro vulcan_run_vars(model_name=none, raw=none) %}
-  {%- set raw = raw if raw is not none else {
-    'vulcan_execution_time': var('vulcan_execution_time', none),
-    'vulcan_start': var('vulcan_start', none),
-    'vulcan_end': var('vulcan_end', none),
-  } -%}
+  {%- if raw is none -%}
+    {%- set flags = invocation_args_dict or {} -%}
+    {%- set raw = {
+      'vulcan_execution_time': var('vulcan_execution_time', none),
+      'vulcan_start': var('vulcan_start', none),
+      'vulcan_end': var('vulcan_end', none),
+      'event_time_start': flags.get('event_time_start'),
+      'event_time_end': flags.get('event_time_end'),
+    } -%}
+  {%- endif -%}
   {%- set given = {} -%}
-  {%- for name in ['vulcan_execution_time', 'vulcan_start', 'vulcan_end'] if raw.get(name) is not none and raw.get(name) != '' -%}
+  {%- for name in ['vulcan_execution_time', 'vulcan_start', 'vulcan_end', 'event_time_start', 'event_time_end'] if raw.get(name) is not none and raw.get(name) != '' -%}
     {%- do given.update({name: raw.get(name)}) -%}
   {%- endfor -%}
   {%- set parsed = dbt_vulcan._vulcan_run_vars_parsed(model_name, given) if given else {} -%}
+  {%- set from_flags = 'event_time_start' in parsed -%}
   {{ return({
     'execution_time': parsed.get('vulcan_execution_time') or (run_started_at or modules.datetime.datetime.utcnow()).replace(tzinfo=none),
-    'start': parsed.get('vulcan_start'),
-    'end': parsed.get('vulcan_end'),
+    'start': parsed.get('event_time_start') if from_flags else parsed.get('vulcan_start'),
+    'end': parsed.get('event_time_end') if from_flags else parsed.get('vulcan_end'),
+    'range_from': 'flags' if from_flags else ('vars' if 'vulcan_start' in parsed else none),
   }) }}
 {% endmacro %}
 
@@ -173,14 +185,21 @@
 {% macro _vulcan_run_vars_parsed(model_name, given) %}
   {%- set errors = [] -%}
   {%- set parsed = {} -%}
-  {%- for name, is_end in [('vulcan_execution_time', false), ('vulcan_start', false), ('vulcan_end', true)] if name in given -%}
+  {#- dbt's --event-time-end is exclusive as given (a date is its midnight): never a date-only
+      end that includes its day, as vulcan_end is -#}
+  {%- for name, is_end in [('vulcan_execution_time', false), ('vulcan_start', false), ('vulcan_end', true), ('event_time_start', false), ('event_time_end', false)] if name in given -%}
     {%- set result = dbt_vulcan.vulcan_cfg_parse_time(given[name], name, is_end) -%}
     {%- if result.error -%}{%- do errors.append(result.error) -%}{%- else -%}{%- do parsed.update({name: result.time}) -%}{%- endif -%}
   {%- endfor -%}
-  {%- if 'vulcan_start' in given and 'vulcan_end' not in given -%}{%- do errors.append('vulcan_end: required when vulcan_start is given') -%}{%- endif -%}
-  {%- if 'vulcan_end' in given and 'vulcan_start' not in given -%}{%- do errors.append('vulcan_start: required when vulcan_end is given') -%}{%- endif -%}
-  {%- if 'vulcan_start' in parsed and 'vulcan_end' in parsed and parsed.vulcan_start >= parsed.vulcan_end -%}
-    {%- do errors.append('vulcan_start: ' ~ dbt_vulcan.vulcan_repr(given.vulcan_start) ~ ' is not before vulcan_end') -%}
+  {%- for start, end in [('vulcan_start', 'vulcan_end'), ('event_time_start', 'event_time_end')] -%}
+    {%- if start in given and end not in given -%}{%- do errors.append(end ~ ': required when ' ~ start ~ ' is given') -%}{%- endif -%}
+    {%- if end in given and start not in given -%}{%- do errors.append(start ~ ': required when ' ~ end ~ ' is given') -%}{%- endif -%}
+    {%- if start in parsed and end in parsed and parsed[start] >= parsed[end] -%}
+      {%- do errors.append(start ~ ': ' ~ dbt_vulcan.vulcan_repr(given[start]) ~ ' is not before ' ~ end) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if ('vulcan_start' in given or 'vulcan_end' in given) and ('event_time_start' in given or 'event_time_end' in given) -%}
+    {%- do errors.append('vulcan_start/vulcan_end and --event-time-start/--event-time-end both give the range to process: give one of them') -%}
   {%- endif -%}
   {%- if errors -%}
     {%- set lines = [] -%}{%- for e in errors -%}{%- do lines.append('  - ' ~ e) -%}{%- endfor -%}

@@ -11,12 +11,15 @@
   }) }}
 {% endmacro %}
 
-{#- History cannot be recomputed for a range: the run only processes what is due. -#}
+{#- History cannot be recomputed for a range: the run only processes what is due. A range from
+    vulcan_start/vulcan_end says so in one line; dbt's --event-time-start/--event-time-end (the
+    window a scheduler passes to a whole project) apply to the kinds with intervals only, as
+    they apply to microbatch models only in dbt. -#}
 {% macro _vulcan_scd2_run_vars(cfg) %}
   {%- set run = dbt_vulcan.vulcan_run_vars(model.name) -%}
   {%- if run.start is not none -%}
-    {{ log('Model ' ~ model.name ~ ' (' ~ cfg.kind ~ ') ignores vulcan_start/vulcan_end: SCD type 2 history cannot be restated for a range (reset it with --full-refresh and disable_restatement: false).', info=True) }}
-    {%- set run = {'execution_time': run.execution_time, 'start': none, 'end': none} -%}
+    {%- if run.range_from == 'vars' -%}{{ log('Model ' ~ model.name ~ ' (' ~ cfg.kind ~ ') ignores vulcan_start/vulcan_end: SCD type 2 history cannot be restated for a range (reset it with --full-refresh and disable_restatement: false).', info=True) }}{%- endif -%}
+    {%- set run = {'execution_time': run.execution_time, 'start': none, 'end': none, 'range_from': none} -%}
   {%- endif -%}
   {{ return(run) }}
 {% endmacro %}

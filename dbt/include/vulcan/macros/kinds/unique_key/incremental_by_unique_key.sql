@@ -59,7 +59,7 @@
   {%- endif -%}
   {%- set again = plan.batches | selectattr('dirty') | list -%}
   {%- if again -%}
-    {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ '): this run would apply processed intervals again (' ~ again | map(attribute='label') | join(', ') ~ '), and ' ~ why ~ '. Nothing was written. Run without vulcan_start/vulcan_end over processed intervals, or restate the model (`dbt run-operation vulcan_restate`: its whole history is rebuilt by the next run)') }}
+    {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ '): this run would apply processed intervals again (' ~ again | map(attribute='label') | join(', ') ~ '), and ' ~ why ~ '. Nothing was written. Run without vulcan_start/vulcan_end (or --event-time-start/--event-time-end) over processed intervals, or restate the model (`dbt run-operation vulcan_restate`: its whole history is rebuilt by the next run)') }}
   {%- endif -%}
   {{ return(true) }}
 {% endmacro %}
