@@ -19,7 +19,7 @@ What it does
       with a child, of both models, of the parent alone (its own job) or of the child alone;
     - `add_rows`: rows added to the source, late ones (for intervals already processed: seen
       only through lookback, an explicit range, a restatement or a rebuild) or early ones;
-    - `explicit_range`: a run with vulcan_start / vulcan_end;
+    - `explicit_range`: a run with vulcan_start / vulcan_end, or dbt's --event-time-* flags;
     - `restate`: `dbt run-operation vulcan_restate` of a range (with a child: `parent+`);
     - `compact`: `dbt run-operation vulcan_compact`;
     - `full_refresh`: `dbt run --full-refresh`;
@@ -100,6 +100,7 @@ from tests.functional.fuzz.world import (
     World,
     WrittenNotRecorded,
     enabled_pending,
+    event_time_flags,
     fmt_ts,
     job_names,
     offset,
@@ -239,8 +240,9 @@ class FuzzMachine(RuleBasedStateMachine):
             self.check("add_rows")
         elif isinstance(action, ExplicitRange):
             low, high = span(action.first, action.length, action.style, unit)
-            self._dbt_run(self._vars(vulcan_start=low, vulcan_end=high))
-            self.check(f"explicit_range {low} - {high}")
+            flags = event_time_flags(low, high) if action.by_flags else []
+            self._dbt_run(self._vars(vulcan_start=low, vulcan_end=high), flags=flags)
+            self.check(f"explicit_range{'_by_flags' if flags else ''} {low} - {high}")
         elif isinstance(action, Restate):
             low, high = span(action.first, action.length, action.style, unit)
             refused = world.restate(low, high)
@@ -386,9 +388,11 @@ class FuzzMachine(RuleBasedStateMachine):
         fail_at: datetime | None = None,
         fail_batch: int | None = None,
         select: str = "all",
+        flags: list[str] | None = None,
     ) -> Outcome:
         """One `dbt run` of the selected models (world.run_job) against the expected world;
-        the model's expected outcome (its child's when the job runs the child alone)."""
+        the model's expected outcome (its child's when the job runs the child alone). `flags`:
+        dbt's --event-time-start / --event-time-end given instead of run_vars' range."""
         world = self._world()
         names = job_names(world, self.child, select)
         expected = run_job(world, self.child, select, run_vars, full_refresh, fail_at, fail_batch)
@@ -400,6 +404,11 @@ class FuzzMachine(RuleBasedStateMachine):
         args = ["run", "-s", *names] + (["--full-refresh"] if full_refresh else [])
         if main.fail_at is not None:
             run_vars = {**run_vars, "fz_fail_at": fmt_ts(main.fail_at) + "+00:00"}
+        if flags:
+            run_vars = {
+                k: v for k, v in run_vars.items() if k not in ("vulcan_start", "vulcan_end")
+            }
+            args += flags
         result = run_dbt([*args, "--vars", json.dumps(run_vars)], expect_pass=None)
         for name, want in expected.items():
             [done] = [r for r in result.results if r.node.name == name]

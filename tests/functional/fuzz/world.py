@@ -33,7 +33,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from hypothesis import strategies as st
@@ -549,6 +549,14 @@ def span(first: int, length: int, style: str, unit: timedelta) -> tuple[str, str
     return fmt_ts(low), fmt_ts(high)
 
 
+def event_time_flags(low: str, high: str) -> list[str]:
+    """dbt's flags for the range vulcan_start=low, vulcan_end=high (span's texts): a date-only
+    end includes its day there, so the flag's exclusive end is the next midnight."""
+    if len(high) == 10:
+        high = (date.fromisoformat(high) + timedelta(days=1)).isoformat()
+    return ["--event-time-start", low, "--event-time-end", high]
+
+
 def enabled_pending(text: str) -> frozenset[str]:
     """FUZZ_PENDING's names (`all`: every one)."""
     names = {n.strip() for n in text.split(",") if n.strip()}
@@ -640,11 +648,14 @@ class AddRows:
 
 @dataclass(frozen=True)
 class ExplicitRange:
-    """`dbt run` with vulcan_start / vulcan_end (world.span) at the current execution time."""
+    """`dbt run` with vulcan_start / vulcan_end (world.span) at the current execution time, or
+    (by_flags) with the same range as dbt's --event-time-start / --event-time-end, whose end is
+    exclusive as given (a `dates` span's inclusive last day: its next midnight)."""
 
     first: int = 0
     length: int = 1
     style: str = "aligned"
+    by_flags: bool = False
 
 
 @dataclass(frozen=True)
@@ -724,7 +735,7 @@ STEPS = st.one_of(
     _RUN,
     st.builds(AddRows, rows=st.lists(ROW, min_size=1, max_size=3).map(tuple)),
     st.builds(AddRows, rows=st.lists(ROW, min_size=1, max_size=3).map(tuple)),
-    st.builds(ExplicitRange, **_RANGE),
+    st.builds(ExplicitRange, **_RANGE, by_flags=st.booleans()),
     st.builds(Restate, **_RANGE),
     st.just(Compact()),
     st.builds(FullRefresh, advance=_ADVANCE, at=_AT),
