@@ -8,7 +8,9 @@ What it does
     date, a 'yyyy-MM-dd' / 'yyyy-MM-dd HH:mm:ss' string), `cron` (@daily, @hourly where the type
     allows), `lookback` 0..2, `batch_size` none / 1 / 3, `start` (a unit boundary or a time
     inside a unit), `forward_only`, a query with or without its own time filter, and
-    `vulcan_state_fold_rows` (the default, or 4: the log folded often). Its source is a table
+    `vulcan_state_fold_rows` (the default, or 4: the log folded often), and `location_root`
+    (the table external under the test's folder, unpartitioned; its location checked after
+    every step, through rebuilds and restatements). Its source is a table
     the test writes (id, key, value, event time). A time-range model may have a child: a
     time-range model of the same cron (or hourly under a daily model of timestamps) that
     reads its table through ref(), whose intervals wait for the parent's (upstream-aware
@@ -58,6 +60,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import time
 from collections import Counter
 from datetime import datetime
@@ -221,6 +224,8 @@ class FuzzMachine(RuleBasedStateMachine):
         for model in self._worlds():
             Path(project.project_root, "models", f"{model.name}.sql").unlink(missing_ok=True)
             project.run_sql(f"drop table if exists {model.relation}")
+            # an external table's files outlive it
+            shutil.rmtree(Path(os.environ["FZ_LOCATION"], model.name), ignore_errors=True)
         project.run_sql(f"drop table if exists {self.source}")
 
     # ------------------------------------------------------------------ the steps
@@ -494,6 +499,12 @@ class FuzzMachine(RuleBasedStateMachine):
             assert not exists, f"after {what}: {world.relation} exists, expected no table"
         else:
             assert exists, f"after {what}: no table {world.relation}"
+            if spec.location:
+                found = project.run_sql(f"describe table extended {world.relation}", fetch="all")
+                location = next(str(r[1]) for r in found if r[0] == "Location")
+                assert location.rstrip("/").endswith(f"/external/{world.name}"), (
+                    f"after {what}: {world.relation} is at {location}, expected its location_root"
+                )
             got = Counter(rows(project, f"select {spec.columns()} from {world.relation}"))
             assert got == expected, (
                 f"after {what}: {world.name} differs from the expected rows ({spec.columns()}):\n"
@@ -533,6 +544,8 @@ def prepare(project: Any, table_format: str) -> None:
     """The machine's project, and the fuzzer's state table created (a read finds it)."""
     FuzzMachine.project = project
     FuzzMachine.file_format = table_format
+    # a drawn `location_root` (world.Spec.location): the project's own folder
+    os.environ["FZ_LOCATION"] = str(Path(project.project_root, "external"))
     operation("vulcan_compact")
 
 

@@ -72,6 +72,9 @@ PENDING: dict[str, str] = {
 }
 
 FAIL_MESSAGE = "fz injected failure"
+# a drawn `location_root` as the oracle sees it; the model reads the test's folder from the
+# env var FZ_LOCATION instead
+LOCATION = "/fz-location"
 # the refusals a run may end with (before anything is written)
 REFUSED_MESSAGE = "has no dbt-vulcan state"
 DAYS_REFUSED = "holds days (type date) but the interval unit is hour"
@@ -110,6 +113,9 @@ class Spec:
     child: str = ""
     # this is a child: its query reads its parent's table (column t), not the source
     reads_parent: bool = False
+    # the table is external, under `location_root` (env var FZ_LOCATION, the test's own
+    # folder); a time range table then unpartitioned (parquet refuses a partitioned one)
+    location: bool = False
 
     def features(self) -> list[str]:
         """What the model exercises, for the fuzzer's summary."""
@@ -124,6 +130,7 @@ class Spec:
             self.time_zone: self.time_zone != "UTC",
             "when_matched": bool(self.when_matched),
             f"child {self.child}": bool(self.child),
+            "location_root": self.location,
         }
         return out + [name for name, on in flags.items() if on]
 
@@ -140,6 +147,7 @@ class Spec:
             time_zone=self.time_zone,
             fold_rows=self.fold_rows,
             reads_parent=True,
+            location=self.location,
         )
 
     @property
@@ -160,6 +168,10 @@ class Spec:
             out["unique_key"] = "k"
             if self.when_matched:
                 out["when_matched"] = self.when_matched
+        if self.location:
+            out["location_root"] = LOCATION
+            if self.kind == TIME_RANGE:
+                out["partition_by_time_column"] = False
         return out
 
     def sql(self, source: str) -> str:
@@ -167,6 +179,7 @@ class Spec:
         `t`), or the latest row of each key in it (unique key). The batch whose range holds
         the var fz_fail_at fails, rows or not: one more row, computed with raise_error."""
         args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
+        args = args.replace(repr(LOCATION), "env_var('FZ_LOCATION')")
         head = "{{ config(" + args + ") }}\n"
         if self.reads_parent:
             # `source`: the parent's ref(); the whole table, the output filter alone keeps the
@@ -612,6 +625,7 @@ def specs(pending: frozenset[str] = frozenset()) -> st.SearchStrategy[Spec]:
             time_zone=time_zone,
             when_matched=when_matched,
             child=child,
+            location=draw(st.sampled_from([False, False, True])),
         )
 
     return draw()
