@@ -652,15 +652,22 @@ class UpsertSpec:
     def merge_statement(self, relation: str, sql: str, compare: Sequence[str] = ()) -> str:
         """One MERGE for the batch (delta, iceberg). `compare` (the table's columns), without
         when_matched: the batch's rows equal, column by column (`<=>`), to the row their key
-        matches are left out by an anti join on the MERGE's own condition."""
+        matches are left out by an anti join on the MERGE's own condition, over the table's
+        rows whose key the batch has (a semi join first: no shuffle of the whole table)."""
         matched = self.when_matched or "when matched then update set *"
-        source = self.checked_source(sql)
+        checked = self.checked_source(sql)
+        source = checked
         if compare and not self.when_matched:
-            same = _same(compare)
+            match = self.match_condition()
+            in_batch = (
+                f"select {TARGET}.* from {relation} as {TARGET}\n"
+                f"left semi join (\n{checked}\n) as {SOURCE}\n"
+                f"on {match}"
+            )
             source = (
-                f"select {SOURCE}.* from (\n{source}\n) as {SOURCE}\n"
-                f"left anti join {relation} as {TARGET}\n"
-                f"on {self.match_condition()}\n  and {same}"
+                f"select {SOURCE}.* from (\n{checked}\n) as {SOURCE}\n"
+                f"left anti join (\n{in_batch}\n) as {TARGET}\n"
+                f"on {match}\n  and {_same(compare)}"
             )
         return (
             f"merge into {relation} as {TARGET}\n"

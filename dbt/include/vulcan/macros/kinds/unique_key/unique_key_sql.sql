@@ -65,17 +65,25 @@
     matched rows take every column (no when_matched): the batch's rows equal to the row their
     key matches are then left out of the MERGE (an anti join on the MERGE's own condition and
     every column, `<=>`), so an unchanged row is not rewritten and a batch with no change
-    writes no data file (Delta commits nothing). -#}
+    writes no data file (Delta commits nothing). The anti join reads only the table's rows
+    whose key the batch has (a semi join on the MERGE's condition first: Spark broadcasts a
+    small batch and streams the table once, instead of shuffling every row of it; issue #49
+    item 4). -#}
 {% macro vulcan_unique_key_merge_sql(spec, relation, sql, compare=none) %}
-  {%- set source = dbt_vulcan.vulcan_unique_key_checked_source(spec, sql) -%}
+  {%- set checked = dbt_vulcan.vulcan_unique_key_checked_source(spec, sql) -%}
+  {%- set match = dbt_vulcan._vulcan_uk_match(spec) -%}
+  {%- set source = checked -%}
   {%- if compare and not spec.when_matched -%}
-    {%- set source = 'select source.* from (\n' ~ source ~ '\n) as source\n'
-      ~ 'left anti join ' ~ relation ~ ' as target\n'
-      ~ 'on ' ~ dbt_vulcan._vulcan_uk_match(spec) ~ '\n  and ' ~ dbt_vulcan._vulcan_uk_same(compare) -%}
+    {%- set source = 'select source.* from (\n' ~ checked ~ '\n) as source\n'
+      ~ 'left anti join (\n'
+      ~ 'select target.* from ' ~ relation ~ ' as target\n'
+      ~ 'left semi join (\n' ~ checked ~ '\n) as source\n'
+      ~ 'on ' ~ match ~ '\n) as target\n'
+      ~ 'on ' ~ match ~ '\n  and ' ~ dbt_vulcan._vulcan_uk_same(compare) -%}
   {%- endif -%}
   {{ return('merge into ' ~ relation ~ ' as target\n'
     ~ 'using (\n' ~ source ~ '\n) as source\n'
-    ~ 'on ' ~ dbt_vulcan._vulcan_uk_match(spec) ~ '\n'
+    ~ 'on ' ~ match ~ '\n'
     ~ (spec.when_matched or 'when matched then update set *') ~ '\n'
     ~ 'when not matched then insert *') }}
 {% endmacro %}
