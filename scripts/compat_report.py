@@ -16,8 +16,11 @@ key in batches and SCD type 2 by column (the spec's menu); on Iceberg the time-r
 and new days; on parquet plan == run; then the example project (every kind against its expected
 seeds, parquet). The `adapter` row builds the wheel, installs it into an empty venv beside the
 newest dbt-core 1.12 (which it must not change) and builds the example project with
-`type: vulcan` and no packages.yml. CI runs dbt-core 1.10 on Spark 3.5 and the default set-up
-(dbt-core 1.12 on Spark 4.0) on every change; `make compat` runs the rest.
+`type: vulcan` and no packages.yml. A Spark with no Delta Lake or Iceberg runtime published
+for it (the jars column says which ran: neither for 4.3, no Iceberg for 4.2) runs the Delta
+subset on parquet and leaves the Iceberg one out. CI runs dbt-core 1.10 on Spark 3.5 and the
+default set-up (dbt-core 1.12 on Spark 4.0) on every change; `make compat` runs the rest. The
+minutes are wall time, and depend on what else the machine ran.
 
 | dbt-core | Spark | result | minutes | installed | table format jars |
 | --- | --- | --- | --- | --- | --- |
