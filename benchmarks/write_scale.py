@@ -6,9 +6,10 @@ changed.
 
 Per size, one Delta table of `rows` customers and a batch of the 1 % whose keys hash to 0
 (mod 100), changed. Each repetition copies the table for each system and times one
-statement: dbt-vulcan's MERGE as the macros render it (from the oracle that the macros'
-output is tested against, tests/oracle/unique_key.py: the duplicate-key guard and the anti
-join that leaves unchanged rows out), then dbt-spark's merge (`when matched then update set *
+statement: dbt-vulcan's MERGE as the macros render it for a batch of a time range (from the
+oracle that the macros' output is tested against, tests/oracle/unique_key.py: the
+duplicate-key guard, and the semi join and anti join that leave unchanged rows out), then
+dbt-spark's merge (`when matched then update set *
 when not matched then insert *`). Printed: the medians and their ratio per size; the goal is
 that the ratio at the largest size does not exceed the ratio at the smallest (no cost that
 grows with the table faster than dbt-spark's own). Only the write is timed: the state read and

@@ -235,6 +235,15 @@ def test_merge_leaves_out_rows_equal_to_the_table() -> None:
     ) in sql
 
 
+def test_merge_of_the_whole_query_compares_with_the_whole_table() -> None:
+    sql = squash(spec().merge_statement("s.t", "select 1 as id, 2 as v", ["id", "v"], whole=True))
+    assert "left semi join" not in sql
+    assert (
+        "left anti join s.t as target on target.id = source.id "
+        "and target.`id` <=> source.`id` and target.`v` <=> source.`v`) as source"
+    ) in sql
+
+
 def test_merge_with_when_matched_compares_nothing() -> None:
     upsert = spec(unique_key="product_id", when_matched=SPEC_CLAUSES, merge_filter=SPEC_FILTER)
     assert squash(upsert.merge_statement("s.t", "select * from src", ["product_id"])) == MERGE
@@ -287,9 +296,12 @@ def test_first_batch_into_a_new_table_is_an_insert(h: Harness, fmt: str) -> None
     assert h.statements == [f"insert into s.t {CHECKED}"]
 
 
-def default_args(fmt: str, previous: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A batch of a model without when_matched, on a table the last run recorded `previous`."""
-    config = {"unique_key": "id", "file_format": fmt}
+def default_args(
+    fmt: str, previous: dict[str, Any] | None = None, start: str | None = None
+) -> dict[str, Any]:
+    """A batch of a model without when_matched, on a table the last run recorded `previous`
+    (`start`: a model whose batches are time ranges; none: the whole query each run)."""
+    config = {"unique_key": "id", "file_format": fmt, **({"start": start} if start else {})}
     return {
         **strategy_args(fmt),
         "model": {"name": "m", "config": config},
@@ -298,12 +310,19 @@ def default_args(fmt: str, previous: dict[str, Any] | None = None) -> dict[str, 
     }
 
 
+@pytest.mark.parametrize("start", [None, "2025-01-01"])
 @pytest.mark.parametrize("fmt", ["delta", "iceberg"])
-def test_merge_compares_the_columns_the_last_run_recorded(h: Harness, fmt: str) -> None:
-    args = default_args(fmt, {"table_columns": ["id", "v"], "table_types": ["int", "string"]})
+def test_merge_compares_the_columns_the_last_run_recorded(
+    h: Harness, fmt: str, start: str | None
+) -> None:
+    recorded = {"table_columns": ["id", "v"], "table_types": ["int", "string"]}
+    args = default_args(fmt, recorded, start)
     h.call(f"vulcan_unique_key_{fmt}", args)
     assert len(h.statements) == 1  # no DESCRIBE
-    expected = spec().merge_statement("s.t", "select * from src", ["id", "v"])
+    # the whole query's batch (no start) against the whole table, a time range's through the
+    # semi join
+    whole = start is None
+    expected = spec().merge_statement("s.t", "select * from src", ["id", "v"], whole)
     assert squash(h.statements[0]) == squash(expected)
     assert args["per_run"] == {"table_columns": ["id", "v"], "table_types": ["int", "string"]}
 

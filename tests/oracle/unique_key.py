@@ -649,24 +649,31 @@ class UpsertSpec:
 
     # --- delta / iceberg ---
 
-    def merge_statement(self, relation: str, sql: str, compare: Sequence[str] = ()) -> str:
+    def merge_statement(
+        self, relation: str, sql: str, compare: Sequence[str] = (), whole: bool = False
+    ) -> str:
         """One MERGE for the batch (delta, iceberg). `compare` (the table's columns), without
         when_matched: the batch's rows equal, column by column (`<=>`), to the row their key
-        matches are left out by an anti join on the MERGE's own condition, over the table's
-        rows whose key the batch has (a semi join first: no shuffle of the whole table)."""
+        matches are left out by an anti join on the MERGE's own condition; a time range's
+        batch (`whole` false) against the table's rows whose key it has (a semi join first:
+        no shuffle of the whole table), the whole query's batch against the table."""
         matched = self.when_matched or "when matched then update set *"
         checked = self.checked_source(sql)
         source = checked
         if compare and not self.when_matched:
             match = self.match_condition()
-            in_batch = (
-                f"select {TARGET}.* from {relation} as {TARGET}\n"
-                f"left semi join (\n{checked}\n) as {SOURCE}\n"
-                f"on {match}"
+            table = (
+                relation
+                if whole
+                else (
+                    f"(\nselect {TARGET}.* from {relation} as {TARGET}\n"
+                    f"left semi join (\n{checked}\n) as {SOURCE}\n"
+                    f"on {match}\n)"
+                )
             )
             source = (
                 f"select {SOURCE}.* from (\n{checked}\n) as {SOURCE}\n"
-                f"left anti join (\n{in_batch}\n) as {TARGET}\n"
+                f"left anti join {table} as {TARGET}\n"
                 f"on {match}\n  and {_same(compare)}"
             )
         return (

@@ -145,9 +145,11 @@ def same(
         expected.merge_statement("s.t", source_sql)
     )
     compare = ["id", "Name", "amount"]
-    assert squash(h.call("vulcan_unique_key_merge_sql", got, "s.t", source_sql, compare)) == squash(
-        expected.merge_statement("s.t", source_sql, compare)
-    )
+    for whole in (False, True):
+        rendered = h.call("vulcan_unique_key_merge_sql", got, "s.t", source_sql, compare, whole)
+        assert squash(rendered) == squash(
+            expected.merge_statement("s.t", source_sql, compare, whole)
+        )
     for rows, with_compare in itertools.product((DESCRIBE, PARTITIONED), (False, True)):
         layout = h.call("vulcan_table_layout", rows)
         compared = layout["columns"] if with_compare else None

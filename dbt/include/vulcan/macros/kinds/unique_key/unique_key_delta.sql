@@ -17,7 +17,7 @@
       insert into {{ args.relation }}
       {{ dbt_vulcan.vulcan_unique_key_checked_source(spec, args.sql) }}
     {%- else -%}
-      {{ dbt_vulcan.vulcan_unique_key_merge_sql(spec, args.relation, args.sql, compare) }}
+      {{ dbt_vulcan.vulcan_unique_key_merge_sql(spec, args.relation, args.sql, compare, args.cfg.start is none) }}
     {%- endif -%}
   {%- endcall %}
 {% endmacro %}

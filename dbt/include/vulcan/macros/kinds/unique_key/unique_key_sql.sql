@@ -65,20 +65,23 @@
     matched rows take every column (no when_matched): the batch's rows equal to the row their
     key matches are then left out of the MERGE (an anti join on the MERGE's own condition and
     every column, `<=>`), so an unchanged row is not rewritten and a batch with no change
-    writes no data file (Delta commits nothing). The anti join reads only the table's rows
-    whose key the batch has (a semi join on the MERGE's condition first: Spark broadcasts a
-    small batch and streams the table once, instead of shuffling every row of it; issue #49
-    item 4). -#}
-{% macro vulcan_unique_key_merge_sql(spec, relation, sql, compare=none) %}
+    writes no data file (Delta commits nothing). A batch of a time range (`whole` false)
+    is compared with the table's rows whose key it has only, found by a semi join on the
+    MERGE's condition first: Spark broadcasts a small batch and streams the table once,
+    instead of shuffling every row of it (issue #49 item 4); the batch's query then runs twice
+    (the semi join reads its keys). The whole query's batch (a model without `start`) is as
+    large as the table: one anti join, its query read once. -#}
+{% macro vulcan_unique_key_merge_sql(spec, relation, sql, compare=none, whole=false) %}
   {%- set checked = dbt_vulcan.vulcan_unique_key_checked_source(spec, sql) -%}
   {%- set match = dbt_vulcan._vulcan_uk_match(spec) -%}
   {%- set source = checked -%}
   {%- if compare and not spec.when_matched -%}
-    {%- set source = 'select source.* from (\n' ~ checked ~ '\n) as source\n'
-      ~ 'left anti join (\n'
+    {%- set table = relation if whole else '(\n'
       ~ 'select target.* from ' ~ relation ~ ' as target\n'
       ~ 'left semi join (\n' ~ checked ~ '\n) as source\n'
-      ~ 'on ' ~ match ~ '\n) as target\n'
+      ~ 'on ' ~ match ~ '\n)' -%}
+    {%- set source = 'select source.* from (\n' ~ checked ~ '\n) as source\n'
+      ~ 'left anti join ' ~ table ~ ' as target\n'
       ~ 'on ' ~ match ~ '\n  and ' ~ dbt_vulcan._vulcan_uk_same(compare) -%}
   {%- endif -%}
   {{ return('merge into ' ~ relation ~ ' as target\n'
