@@ -119,6 +119,8 @@ class TestUpsert:
             "upsert_parts.sql": model(unique_key="id", partition_by=["region"]),
             "unchanged.sql": model(unique_key="id"),
             "unchanged_parts.sql": model(unique_key="id", partition_by=["region"]),
+            # batches of a time range (`start`): the MERGE compares through a semi join
+            "unchanged_ranged.sql": model(unique_key="id", start="2025-01-01", batch_size=1000),
             "with_map.sql": model(
                 "select id, name, map('price', price) as m from {{ ref('changes') }} "
                 "where run = {{ var('run', 1) }}",
@@ -295,6 +297,30 @@ class TestUpsert:
         recorded = json.loads(details)
         assert recorded["table_columns"] == ["id", "name", "email", "price", "category", "region"]
         assert recorded["table_types"][0] in ("int", "bigint")
+
+    def test_a_time_range_batch_with_no_change_writes_nothing(
+        self, project: Any, table_format: str
+    ) -> None:
+        """A model with `start`: its MERGE leaves unchanged rows out through a semi join on the
+        batch's keys (unique_key_sql.sql); a processed day run again with the same rows
+        writes nothing, and a changed row in it is written."""
+        upsert("unchanged_ranged", 1)
+        commits = table_commits(project, "unchanged_ranged", table_format)
+        files = data_files(project, "unchanged_ranged")
+        day = {"vulcan_start": "2025-01-01", "vulcan_end": "2025-01-01"}
+        run("run", "-s", "unchanged_ranged", vars={"run": 1, **day})
+        assert table(project, "unchanged_ranged") == RUN1
+        after = table_commits(project, "unchanged_ranged", table_format)
+        if table_format == "parquet":
+            assert data_files(project, "unchanged_ranged") == files
+        elif table_format == "delta":
+            assert after == commits
+        elif table_format == "iceberg":
+            assert len(after) == len(commits) + 1
+            assert after[-1].get("added-data-files", "0") == "0"
+        run("run", "-s", "unchanged_ranged", vars={"run": 2, **day})
+        merged = {r[0]: r for r in RUN1} | {r[0]: r for r in RUN2}
+        assert table(project, "unchanged_ranged") == [merged[k] for k in sorted(merged)]
 
     def test_rows_that_did_not_change_are_not_written(
         self, project: Any, table_format: str
