@@ -227,7 +227,10 @@ def test_default_merge_updates_every_column() -> None:
 
 def test_merge_leaves_out_rows_equal_to_the_table() -> None:
     sql = squash(spec().merge_statement("s.t", "select 1 as id, 2 as v", ["id", "v"]))
-    assert ("left anti join (select target.* from s.t as target left semi join (select") in sql
+    assert (
+        "left anti join (select target.* from s.t as target left semi join "
+        "(select 1 as id, 2 as v) as source on target.id = source.id)"
+    ) in sql
     assert (
         ") as source on target.id = source.id) as target on target.id = source.id "
         "and target.`id` <=> source.`id` and target.`v` <=> source.`v`) as source "

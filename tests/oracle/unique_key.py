@@ -667,7 +667,7 @@ class UpsertSpec:
                 if whole
                 else (
                     f"(\nselect {TARGET}.* from {relation} as {TARGET}\n"
-                    f"left semi join (\n{checked}\n) as {SOURCE}\n"
+                    f"left semi join (\n{sql}\n) as {SOURCE}\n"
                     f"on {match}\n)"
                 )
             )

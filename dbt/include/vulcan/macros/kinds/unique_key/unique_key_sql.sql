@@ -69,7 +69,7 @@
     is compared with the table's rows whose key it has only, found by a semi join on the
     MERGE's condition first: Spark broadcasts a small batch and streams the table once,
     instead of shuffling every row of it (issue #49 item 4); the batch's query then runs twice
-    (the semi join reads its keys). The whole query's batch (a model without `start`) is as
+    (the semi join reads its keys; the duplicate-key check is the other read's). The whole query's batch (a model without `start`) is as
     large as the table: one anti join, its query read once. -#}
 {% macro vulcan_unique_key_merge_sql(spec, relation, sql, compare=none, whole=false) %}
   {%- set checked = dbt_vulcan.vulcan_unique_key_checked_source(spec, sql) -%}
@@ -78,7 +78,7 @@
   {%- if compare and not spec.when_matched -%}
     {%- set table = relation if whole else '(\n'
       ~ 'select target.* from ' ~ relation ~ ' as target\n'
-      ~ 'left semi join (\n' ~ checked ~ '\n) as source\n'
+      ~ 'left semi join (\n' ~ sql ~ '\n) as source\n'
       ~ 'on ' ~ match ~ '\n)' -%}
     {%- set source = 'select source.* from (\n' ~ checked ~ '\n) as source\n'
       ~ 'left anti join ' ~ table ~ ' as target\n'
