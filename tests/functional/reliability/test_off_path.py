@@ -497,3 +497,50 @@ class TestTimestampPartitionsNotInUtc:
             "2024-01-01 00:00:00",
             "2024-01-02 00:00:00",
         )
+
+
+@pytest.mark.profile_only("delta")
+class TestDeltaTimestampPartitionsNotInUtc:
+    """A Delta table partitioned by its TIMESTAMP time column, in a session whose zone (New York)
+    is not the JVM's (UTC): Delta Lake before 4.1 stores each partition value shifted by the
+    difference (delta-io/delta#5599; found by the fuzzer, seed 4444), so before Spark 4.1 the
+    run is refused before the table is created or anything recorded. Unpartitioned, the same
+    model stores the source's instants; from Spark 4.1 (its Delta Lake fixed) both do."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        clicks = (
+            "{{ config(materialized='incremental_by_time_range', time_column='ts', "
+            "start='2024-01-01', file_format='delta') }}\n"
+            "select click_id, ts from {{ ref('src_clicks') }}\n"
+            "where ts between @start_dt and @end_dt\n"
+        )
+        flat = clicks.replace("start=", "partition_by_time_column=false, start=")
+        return {"src_clicks.sql": SRC_CLICKS, "clicks.sql": clicks, "clicks_flat.sql": flat}
+
+    def test_refused_before_spark_4_1_and_right_after(self, project: Any) -> None:
+        import pyspark
+
+        expected = [(1, 1704074400), (2, 1704238200)]
+        instants = "click_id, cast(unix_timestamp(ts) as bigint)"
+        run("run", "-s", "src_clicks")
+        with session_time_zone("America/New_York"):
+            run("run", "-s", "clicks_flat", vars={EXEC: "2024-01-03 00:30:00"})
+            fixed = tuple(int(p) for p in pyspark.__version__.split(".")[:2]) >= (4, 1)
+            _, out = run_dbt_and_capture(
+                ["run", "-s", "clicks", "--vars", f'{{"{EXEC}": "2024-01-03 00:30:00"}}'],
+                expect_pass=fixed,
+            )
+        assert table_rows(project, "clicks_flat", instants) == expected
+        if fixed:
+            assert table_rows(project, "clicks", instants) == expected
+            return
+        assert "Invalid config for model 'clicks' (incremental_by_time_range)" in out, out
+        assert "partition_by_time_column: the Delta table is partitioned by the" in out
+        assert "'America/New_York' is not the JVM's" in out
+        assert "delta-io/delta#5599" in out
+        assert not rows(project, f"show tables in {project.test_schema} like 'clicks'")
+        assert processed_rows(project, "clicks") == []
+        # the same run in the JVM's zone (UTC) writes the right instants
+        run("run", "-s", "clicks", vars={EXEC: "2024-01-03 00:30:00"})
+        assert table_rows(project, "clicks", instants) == expected

@@ -28,7 +28,8 @@
 
     The order is the same for every kind: begin (state read, config validated, an interrupted
     swap replayed) -> validate -> pre-hooks -> plan -> contract -> the query's columns checked
-    -> an existing table adopted or refused -> safety -> the target (re)created, or its
+    -> an existing table adopted or refused -> a Delta table's TIMESTAMP partitions
+    checked against the session's time zone -> safety -> the target (re)created, or its
     clustering altered -> its Unity Catalog tags set -> schema change
     -> projection -> batches (each written, then recorded) -> grants -> docs -> OPTIMIZE (a
     clustered or Z-ordered Delta table) -> post-hooks. Everything that can be
@@ -50,6 +51,15 @@
   {%- set checked = steps.check(cfg, begin, plan, schema_sql) -%}
   {%- if steps.get('adopt_after_check') -%}
     {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, plan, run) -%}
+  {%- endif -%}
+  {#- a Delta table partitioned by a TIMESTAMP column is written only where Delta stores its
+      partition values right (engine/delta_time_zone.sql); the columns ride on the run's rows -#}
+  {%- if plan.batches and not flags.EMPTY -%}
+    {%- set stamped = dbt_vulcan.vulcan_timestamp_partitions(cfg, plan, checked.get('query_columns'), target_relation, begin.existing_relation) -%}
+    {%- if stamped is not none -%}
+      {%- do plan.update({'timestamp_partitions': stamped}) -%}
+      {% do dbt_vulcan.vulcan_check_delta_time_zone(cfg, stamped) %}
+    {%- endif -%}
   {%- endif -%}
   {#- the static safety analysis of the SQL (sqlglot in the adapter, tokens in the package):
       refusals raise here, once per definition (safety/safety.sql); not under --empty (dbt

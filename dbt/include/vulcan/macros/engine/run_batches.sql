@@ -26,6 +26,7 @@
   {%- if plan.get('safety') -%}{%- do recorded_details.update({'safety': plan.safety}) -%}{%- endif -%}
   {%- if plan.get('settings_key') -%}{%- do recorded_details.update({'settings_key': plan.settings_key}) -%}{%- endif -%}
   {%- if plan.get('columns') -%}{%- do recorded_details.update({'columns': plan.columns}) -%}{%- endif -%}
+  {%- if plan.get('timestamp_partitions') is not none -%}{%- do recorded_details.update({'timestamp_partitions': plan.timestamp_partitions}) -%}{%- endif -%}
   {%- set details = tojson(recorded_details) -%}
   {#- the settings this run validated ride on its first recorded row (planning/model_state.sql) -#}
   {%- if plan.get('settings_key') and plan.get('settings_record') is mapping -%}

@@ -34,7 +34,7 @@
 "vulcan_contract_signature", "vulcan_create_state_table", "vulcan_cron_last_tick",
 "_vulcan_cron_month_days", "_vulcan_cron_time", "vulcan_default_file_format", "vulcan_due_end",
 "_vulcan_filter_literal", "vulcan_fingerprint", "vulcan_fold_state", "vulcan_format_ts",
-"vulcan_held_back_message", "vulcan_kinds", "vulcan_layout", "vulcan_lists_stages",
+"vulcan_held_back_message", "vulcan_timestamp_partitions", "vulcan_kinds", "vulcan_layout", "vulcan_lists_stages",
 "_vulcan_log_batch", "vulcan_log_details", "vulcan_log_read", "vulcan_log_summary",
 "vulcan_materialize", "vulcan_micros", "vulcan_model_plan", "vulcan_model_query",
 "vulcan_model_state", "vulcan_node_config", "vulcan_on_run_start", "vulcan_output_filter",
