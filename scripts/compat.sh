@@ -36,6 +36,7 @@ DELTA_SUBSET=(
   "$KINDS/test_time_range.py::TestTimeRangeLifecycle"
   "$KINDS/test_unique_key.py::TestBatched"
   "$KINDS/test_scd2.py::TestMenuByColumn"
+  "tests/functional/reliability/test_off_path.py::TestDeltaTimestampPartitionsNotInUtc"
 )
 PARQUET_SUBSET=(tests/functional/test_plan_equals_run.py)
 ICEBERG_SUBSET=("$KINDS/test_time_range.py::TestTimeRange::test_backfill_then_new_days")
