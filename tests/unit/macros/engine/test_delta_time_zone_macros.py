@@ -170,3 +170,34 @@ def test_every_spelling_of_utc_is_utc_by_zoneinfo(h: Harness) -> None:
         assert spelling.lower() in names
     # the check itself tells a zone with an offset apart
     assert not _is_utc("europe/london") and not _is_utc("+01:00")
+
+
+def test_an_interrupted_swap_is_not_replayed_shifted(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stage a stopped run left (engine/stage.sql) is replayed into the table before the run
+    plans: that write is refused like the run's own, the stage kept (nothing dropped) for a run
+    in the JVM's zone."""
+    stage = relation(identifier="clicks__vulcan_stage_0123456789ab")
+    adapter = h.context["adapter"]
+    monkeypatch.setattr(adapter, "vulcan_stale_stages", lambda rel: [stage], raising=False)
+    dropped: list[Any] = []
+    monkeypatch.setattr(adapter, "drop_relation", dropped.append, raising=False)
+    h.query_results[f"show tblproperties {stage}"] = FakeResult([("vulcan.replay", "rebuild")])
+    h.query_results[PROBE] = FakeResult([("America/New_York", "Etc/UTC", "4.0.1")])
+    h.table_columns = [("click_id", "int"), ("ts", "timestamp")]
+    with pytest.raises(CompilerError) as raised:
+        h.call("vulcan_recover_interrupted_write", relation(identifier="clicks"), cfg())
+    assert "partition_by_time_column: the Delta table is partitioned by" in str(raised.value)
+    assert h.statements == [f"show tblproperties {stage}", "describe s.clicks", PROBE]
+    assert dropped == []
+    # in the JVM's zone the swap is replayed (the table rebuilt from the stage)
+    h.reset()
+    h.query_results[f"show tblproperties {stage}"] = FakeResult([("vulcan.replay", "rebuild")])
+    h.query_results[PROBE] = FakeResult([("Etc/UTC", "Etc/UTC", "4.0.1")])
+    h.table_columns = [("click_id", "int"), ("ts", "timestamp")]
+    replayed = h.call("vulcan_recover_interrupted_write", relation(identifier="clicks"), cfg())
+    assert replayed == ["clicks__vulcan_stage_0123456789ab"]
+    inserts = [s for s in h.statements if s.startswith("insert into s.clicks select * from")]
+    assert len(inserts) == 1, h.statements
+    assert dropped == [stage]

@@ -50,31 +50,38 @@
       {%- if ns.found is not none -%}{% break %}{%- endif -%}
     {%- endfor -%}
   {%- endif -%}
-  {#- else the last matching day before it, at its last hour:minute. Every cron that fires
-      does so at least every 8 years (29 February), so 12 years of months is enough. -#}
+  {#- else the last matching day before it, at its last hour:minute (a macro of its own: a
+      daily or hourly schedule's run never compiles it) -#}
   {%- if ns.found is none -%}
-    {%- set start = now.year * 12 + now.month - 1 -%}
-    {%- for index in range(start, start - 145, -1) -%}
-      {%- set y = index // 12 -%}
-      {%- set mo = index % 12 + 1 -%}
-      {%- if mo in c.months -%}
-        {%- set last = now.day - 1 if index == start else dbt_vulcan._vulcan_cron_month_days(y, mo) -%}
-        {%- set first = modules.datetime.date(y, mo, 1).isoweekday() % 7 -%}
-        {%- for d in range(last, 0, -1) -%}
-          {%- set dom_ok = d in c.days -%}
-          {%- set dow_ok = (first + d - 1) % 7 in c.weekdays -%}
-          {%- if ((dom_ok or dow_ok) if both else (dom_ok and dow_ok)) -%}
-            {%- set ns.found = [y, mo, d, c.hours[-1], c.minutes[-1]] -%}{% break %}
-          {%- endif -%}
-        {%- endfor -%}
-        {%- if ns.found is not none -%}{% break %}{%- endif -%}
-      {%- endif -%}
-    {%- endfor -%}
+    {%- set ns.found = dbt_vulcan._vulcan_cron_last_day_before(c, now, both) -%}
   {%- endif -%}
   {%- if ns.found is none -%}
     {{ exceptions.raise_compiler_error(dbt_vulcan._vulcan_cron_message(c.normalized, 'has no tick in the 12 years before ' ~ now)) }}
   {%- endif -%}
   {{ return('%04d-%02d-%02d %02d:%02d:00' | format(*ns.found)) }}
+{% endmacro %}
+
+{#- The last day before `now`'s that `c` fires on, at its last hour:minute: [y, mo, d, h, mi],
+    or none. Every cron that fires does so at least every 8 years (29 February), so 12 years
+    of months is enough. -#}
+{% macro _vulcan_cron_last_day_before(c, now, both) %}
+  {%- set start = now.year * 12 + now.month - 1 -%}
+  {%- for index in range(start, start - 145, -1) -%}
+    {%- set y = index // 12 -%}
+    {%- set mo = index % 12 + 1 -%}
+    {%- if mo in c.months -%}
+      {%- set last = now.day - 1 if index == start else dbt_vulcan._vulcan_cron_month_days(y, mo) -%}
+      {%- set first = modules.datetime.date(y, mo, 1).isoweekday() % 7 -%}
+      {%- for d in range(last, 0, -1) -%}
+        {%- set dom_ok = d in c.days -%}
+        {%- set dow_ok = (first + d - 1) % 7 in c.weekdays -%}
+        {%- if ((dom_ok or dow_ok) if both else (dom_ok and dow_ok)) -%}
+          {{ return([y, mo, d, c.hours[-1], c.minutes[-1]]) }}
+        {%- endif -%}
+      {%- endfor -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(none) }}
 {% endmacro %}
 
 {#- What the validator (config/validate.sql) needs of a cron: {error (the message, or none),

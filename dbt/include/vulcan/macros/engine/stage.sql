@@ -117,6 +117,10 @@
   {%- for stale in dbt_vulcan.vulcan_stale_stages(relation) -%}
     {%- set replay = dbt_vulcan._vulcan_stage_replay_mode(stale) if named is none or (stale.identifier | lower) in named else none -%}
     {%- if replay -%}
+      {#- the replay writes the table as the run would: refused where Delta would shift its
+          TIMESTAMP partition values (engine/delta_time_zone.sql), the stage kept for a run
+          in the JVM's zone -#}
+      {% do dbt_vulcan.vulcan_check_delta_time_zone(cfg, dbt_vulcan.vulcan_timestamp_partitions(cfg, {}, none, relation, relation)) %}
       {%- do replayed.append(stale.identifier | lower) -%}
       {{ log('Warning: ' ~ relation ~ ': a previous run stopped while swapping in ' ~ stale ~ '; replaying that swap (' ~ replay ~ ') before this run. Its batch was not recorded and runs again.', info=True) }}
       {%- if replay == 'rebuild' -%}

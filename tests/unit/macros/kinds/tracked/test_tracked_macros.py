@@ -126,3 +126,29 @@ def test_one_merge_deletes_changed_groups_and_inserts_their_rows() -> None:
         "(`invoice_id`, `line_no`, `sku`, `qty`, `_content_hash`) values (vulcan_source.`invoice_id`, "
         "vulcan_source.`line_no`, vulcan_source.`sku`, vulcan_source.`qty`, vulcan_source.`_content_hash`)"
     )
+
+
+def test_the_check_reads_the_stage_once_grouped_by_the_key() -> None:
+    """One aggregation by the key (no scalar subquery per count, each a scan of the stage): a
+    group holds a row twice when it has fewer distinct row hashes than rows; groups whose key
+    has a NULL count as NULL keys, never as duplicates."""
+    sql = squash(
+        harness().call("vulcan_tracked_check_sql", spec(group_key=["region", "invoice_id"]), "s.g")
+    )
+    assert sql.count(" from s.g ") == 1 and sql.count("select") == 2, sql
+    assert sql.startswith(
+        "with vulcan_groups as (select `region`, `invoice_id`, count(*) as vulcan_rows, "
+        "count(distinct sha2(to_json(named_struct('line_no', vulcan_g.`line_no`, 'qty', "
+        "vulcan_g.`qty`, 'sku', vulcan_g.`sku`)), 256)) as vulcan_distinct from s.g as vulcan_g "
+        "group by `region`, `invoice_id`)"
+    )
+    twice = "vulcan_rows > vulcan_distinct and not (`region` is null or `invoice_id` is null)"
+    assert (
+        "coalesce(sum(case when (`region` is null or `invoice_id` is null) then vulcan_rows end), 0) as null_keys"
+        in sql
+    )
+    assert f"count(case when {twice} then 1 end) as duplicates" in sql
+    assert (
+        f"min(case when {twice} then to_json(named_struct('region', `region`, 'invoice_id', `invoice_id`)) end) as duplicate_example"
+        in sql
+    )

@@ -87,20 +87,24 @@
   {{ return(lines | join('\n')) }}
 {% endmacro %}
 
-{#- One row: {null_keys: rows whose key has a NULL, groups, duplicates: groups holding a row
-    twice, duplicate_example: one of their keys as JSON}. -#}
+{#- One row: {null_keys: rows whose key has a NULL, groups, duplicates: groups (of non-NULL
+    keys) holding a row twice, duplicate_example: one of their keys as JSON}, in one pass over
+    the stage (one aggregation by the key: a group holds a row twice when it has fewer distinct
+    row hashes than rows). -#}
 {% macro vulcan_tracked_check_sql(spec, groups) %}
   {%- set nulls = [] -%}
   {%- for key in spec['keys'] -%}{%- do nulls.append(key ~ ' is null') -%}{%- endfor -%}
   {%- set key_json = [] -%}
   {%- for key in spec['keys'] -%}{%- do key_json.append(dbt_vulcan.vulcan_sql_string(key[1:-1].replace('``', '`')) ~ ', ' ~ key) -%}{%- endfor -%}
   {%- set keys = spec['keys'] | join(', ') -%}
-  {{ return('with vulcan_rows as (\n  select ' ~ keys ~ ', ' ~ dbt_vulcan.vulcan_tracked_row_hash(spec, 'vulcan_g') ~ ' as vulcan_row_hash from ' ~ groups ~ ' as vulcan_g\n),\n'
-    ~ 'vulcan_duplicates as (\n  select ' ~ keys ~ ' from vulcan_rows group by ' ~ keys ~ ', vulcan_row_hash having count(*) > 1\n)\n'
-    ~ 'select\n  (select count(*) from vulcan_rows where ' ~ nulls | join(' or ') ~ ') as null_keys,\n'
-    ~ '  (select count(*) from (select distinct ' ~ keys ~ ' from vulcan_rows) as vulcan_k) as groups,\n'
-    ~ '  (select count(distinct ' ~ keys ~ ') from vulcan_duplicates) as duplicates,\n'
-    ~ '  (select min(to_json(named_struct(' ~ key_json | join(', ') ~ '))) from vulcan_duplicates) as duplicate_example') }}
+  {%- set null_key = '(' ~ nulls | join(' or ') ~ ')' -%}
+  {%- set twice = 'vulcan_rows > vulcan_distinct and not ' ~ null_key -%}
+  {{ return('with vulcan_groups as (\n  select ' ~ keys ~ ', count(*) as vulcan_rows, count(distinct ' ~ dbt_vulcan.vulcan_tracked_row_hash(spec, 'vulcan_g') ~ ') as vulcan_distinct\n  from ' ~ groups ~ ' as vulcan_g group by ' ~ keys ~ '\n)\n'
+    ~ 'select\n  coalesce(sum(case when ' ~ null_key ~ ' then vulcan_rows end), 0) as null_keys,\n'
+    ~ '  count(*) as groups,\n'
+    ~ '  count(case when ' ~ twice ~ ' then 1 end) as duplicates,\n'
+    ~ '  min(case when ' ~ twice ~ ' then to_json(named_struct(' ~ key_json | join(', ') ~ ')) end) as duplicate_example\n'
+    ~ 'from vulcan_groups') }}
 {% endmacro %}
 
 {#- The keys whose group changes: the query's groups (`groups`) against the table's, each with
