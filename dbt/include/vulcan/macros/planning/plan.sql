@@ -36,11 +36,11 @@
     {%- set parents = dbt_vulcan.vulcan_upstream_models(node) if cfg.start is not none else [] -%}
     {%- set by_key = dbt_vulcan.vulcan_log_read([key] + dbt_vulcan.vulcan_upstream_keys(parents)) -%}
     {%- set rows = by_key.get(key, []) -%}
-    {%- set waits = dbt_vulcan.vulcan_upstream_waits(cfg, parents, by_key) if parents or cfg.get('ignore_upstream') else [] -%}
+    {%- set waits = dbt_vulcan.vulcan_upstream_waits(cfg, parents, by_key) -%}
   {%- else -%}
     {%- set rows = state.rows -%}
     {%- if state.get('waits') is none -%}
-      {%- do state.update({'waits': dbt_vulcan.vulcan_upstream_waits(cfg, state.parents, state.by_key) if state.parents or cfg.get('ignore_upstream') else []}) -%}
+      {%- do state.update({'waits': dbt_vulcan.vulcan_upstream_waits(cfg, state.parents, state.by_key)}) -%}
     {%- endif -%}
     {%- set waits = state.waits -%}
   {%- endif -%}

@@ -42,6 +42,13 @@
     (a parent whose config is invalid fails the run, naming it). -#}
 {% macro vulcan_upstream_waits(cfg, parents, by_key) %}
   {%- if cfg.start is none or not cfg.get('wait_for_upstream', true) -%}{{ return([]) }}{%- endif -%}
+  {#- a model reading no such parent (and naming none to ignore) waits for nothing: the rest,
+      its own macro, is not compiled on its runs -#}
+  {%- if not parents and not cfg.get('ignore_upstream') -%}{{ return([]) }}{%- endif -%}
+  {{ return(dbt_vulcan._vulcan_upstream_parent_waits(cfg, parents, by_key)) }}
+{% endmacro %}
+
+{% macro _vulcan_upstream_parent_waits(cfg, parents, by_key) %}
   {%- set ignored = cfg.get('ignore_upstream') or [] -%}
   {%- set names = parents | map(attribute='name') | map('lower') | list -%}
   {%- for name in ignored if name not in names -%}
