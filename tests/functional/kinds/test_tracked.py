@@ -355,6 +355,12 @@ class TestTrackedRuns:
                 and "Nothing was written." in out
             ), out
             assert rows(project, f"select * from {table} order by 1, 2, 3") == before
+        # a table built from nothing is checked alike (its groups counted from the stage alone)
+        _, out = self.run_on(
+            project, "invoices_bad", [*INVOICE, INVOICE[1]], "--full-refresh", expect_pass=False
+        )
+        assert cases[1][1] in out and "Nothing was written." in out, out
+        assert rows(project, f"select count(*) from {table}") == [(0,)]
         assert not rows(
             project, f"show tables in {project.test_schema} like 'invoices_bad__vulcan_*'"
         )

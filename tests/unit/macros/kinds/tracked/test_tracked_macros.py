@@ -61,7 +61,12 @@ def test_the_row_hash_covers_the_other_columns_by_name_whatever_their_order() ->
 
 def test_groups_are_hashed_order_independently_and_filtered_by_their_latest_row() -> None:
     plain = squash(harness().call("vulcan_tracked_groups_sql", spec(), "select 1"))
-    assert "array_sort(collect_list(sha2(to_json(" in plain
+    assert "collect_list(sha2(to_json(" in plain
+    # a group holding a row twice: a NULL hash (reported as 'duplicate' by the changes)
+    assert plain.startswith(
+        "select `invoice_id`, `line_no`, `sku`, `qty`, case when size(vulcan_row_hashes) = "
+        "size(array_distinct(vulcan_row_hashes)) then sha2(array_join(array_sort(vulcan_row_hashes), ','), 256) end as `_content_hash`"
+    )
     assert (
         "over (partition by vulcan_rows.`invoice_id`)" in plain
         and "where" not in plain.split("as vulcan_rows")[-1]
@@ -92,14 +97,76 @@ def test_changes_delete_only_the_windows_groups() -> None:
         "time_format": None,
     }
     sql = squash(harness().call("vulcan_tracked_changes_sql", spec(window=window), "s.g", "s.t"))
-    assert "max(`invoice_date`) as vulcan_group_time from s.t group by `invoice_id`" in sql
     assert (
-        "or (vulcan_s.vulcan_present is null and (vulcan_t.vulcan_group_time >= CAST('2025-03-01' AS DATE)"
+        "max(`invoice_date`) as vulcan_group_time from s.t group by `invoice_id`, `_content_hash`"
         in sql
     )
-    assert "not (vulcan_s.vulcan_hash <=> vulcan_t.vulcan_hash)" in sql
+    assert (
+        "when vulcan_s.vulcan_rows is null and (vulcan_t.vulcan_group_time >= CAST('2025-03-01' AS DATE)"
+        in sql
+    )
+    assert "vulcan_s.vulcan_hash <> vulcan_t.vulcan_hash then 'replace'" in sql
     unbounded = squash(harness().call("vulcan_tracked_changes_sql", spec(), "s.g", "s.t"))
-    assert "or (vulcan_s.vulcan_present is null)" in unbounded
+    assert "when vulcan_s.vulcan_rows is null then 'delete'" in unbounded
+
+
+def test_changes_report_the_rules_broken_in_a_hash_aggregation_by_key_and_hash() -> None:
+    """Each side read once, grouped by the key and the hash (no aggregate of the hash string:
+    a hash aggregation, not a sort); the NULL keys and the groups holding a row twice come out
+    of the same statement, before the kinds of change."""
+    sql = squash(
+        harness().call(
+            "vulcan_tracked_changes_sql", spec(group_key=["region", "invoice_id"]), "s.g", "s.t"
+        )
+    )
+    assert sql.count(" from s.g ") == 1 and sql.count(" from s.t ") == 1, sql
+    assert (
+        "from (select `region`, `invoice_id`, `_content_hash` as vulcan_hash, count(*) as vulcan_rows "
+        "from s.g group by `region`, `invoice_id`, `_content_hash`) as vulcan_s" in sql
+    )
+    assert (
+        "case when vulcan_s.vulcan_rows is not null and (vulcan_s.`region` is null or vulcan_s.`invoice_id` is null) then 'null_key' "
+        "when vulcan_s.vulcan_rows is not null and vulcan_s.vulcan_hash is null then 'duplicate' "
+        "when vulcan_t.vulcan_present is null then 'insert'" in sql
+    )
+    assert sql.endswith(") as vulcan_changes where vulcan_change is not null")
+    # a table built by this run: every group new, the rules checked alike, no table read
+    new = squash(
+        harness().call(
+            "vulcan_tracked_changes_sql", spec(group_key=["region", "invoice_id"]), "s.g"
+        )
+    )
+    assert " from s.t" not in new and "else 'insert' end as vulcan_change" in new
+
+
+def test_the_counts_are_the_check_and_the_summary_in_one_statement() -> None:
+    sql = squash(
+        harness().call(
+            "vulcan_tracked_counts_sql", spec(group_key=["region", "invoice_id"]), "s.c", "s.g"
+        )
+    )
+    assert sql == (
+        "select vulcan_change, count(*) as vulcan_groups, sum(vulcan_rows) as vulcan_rows, "
+        "min(to_json(named_struct('region', `region`, 'invoice_id', `invoice_id`))) as vulcan_example "
+        "from s.c as vulcan_c group by vulcan_change union all select 'groups', count(*), null, null "
+        "from (select `region`, `invoice_id` from s.g group by `region`, `invoice_id`) as vulcan_k"
+    )
+
+
+def test_problems_from_the_counts() -> None:
+    cfg = {**CFG, "group_key": ["region", "invoice_id"]}
+    found = {
+        "null_key": ["null_key", 2, 3, "{}"],
+        "duplicate": ["duplicate", 1, 2, '{"region":"eu","invoice_id":7}'],
+        "insert": ["insert", 4, 9, "{}"],
+    }
+    assert harness().call("_vulcan_tracked_problems", cfg, found) == [
+        "group_key (region, invoice_id) is NULL in 3 rows of the query; every row needs its group's key",
+        '1 group holds the same row more than once (e.g. the group {"region":"eu","invoice_id":7}), '
+        "which makes the group ambiguous: a group is a set of distinct rows; add a column that tells "
+        "them apart (a line number) or select distinct",
+    ]
+    assert harness().call("_vulcan_tracked_problems", cfg, {"insert": found["insert"]}) == []
 
 
 def test_one_merge_deletes_changed_groups_and_inserts_their_rows() -> None:
@@ -114,7 +181,7 @@ def test_one_merge_deletes_changed_groups_and_inserts_their_rows() -> None:
     )
     assert sql.startswith("merge into s.t as vulcan_target using (")
     assert (
-        "select `region` as __vulcan_k0, `invoice_id` as __vulcan_k1, 'delete' as __vulcan_op from s.c where vulcan_change <> 'insert'"
+        "select distinct `region` as __vulcan_k0, `invoice_id` as __vulcan_k1, 'delete' as __vulcan_op from s.c where vulcan_change <> 'insert'"
         in sql
     )
     assert (
@@ -125,30 +192,4 @@ def test_one_merge_deletes_changed_groups_and_inserts_their_rows() -> None:
         "when matched then delete when not matched and vulcan_source.__vulcan_op = 'insert' then insert "
         "(`invoice_id`, `line_no`, `sku`, `qty`, `_content_hash`) values (vulcan_source.`invoice_id`, "
         "vulcan_source.`line_no`, vulcan_source.`sku`, vulcan_source.`qty`, vulcan_source.`_content_hash`)"
-    )
-
-
-def test_the_check_reads_the_stage_once_grouped_by_the_key() -> None:
-    """One aggregation by the key (no scalar subquery per count, each a scan of the stage): a
-    group holds a row twice when it has fewer distinct row hashes than rows; groups whose key
-    has a NULL count as NULL keys, never as duplicates."""
-    sql = squash(
-        harness().call("vulcan_tracked_check_sql", spec(group_key=["region", "invoice_id"]), "s.g")
-    )
-    assert sql.count(" from s.g ") == 1 and sql.count("select") == 2, sql
-    assert sql.startswith(
-        "with vulcan_groups as (select `region`, `invoice_id`, count(*) as vulcan_rows, "
-        "count(distinct sha2(to_json(named_struct('line_no', vulcan_g.`line_no`, 'qty', "
-        "vulcan_g.`qty`, 'sku', vulcan_g.`sku`)), 256)) as vulcan_distinct from s.g as vulcan_g "
-        "group by `region`, `invoice_id`)"
-    )
-    twice = "vulcan_rows > vulcan_distinct and not (`region` is null or `invoice_id` is null)"
-    assert (
-        "coalesce(sum(case when (`region` is null or `invoice_id` is null) then vulcan_rows end), 0) as null_keys"
-        in sql
-    )
-    assert f"count(case when {twice} then 1 end) as duplicates" in sql
-    assert (
-        f"min(case when {twice} then to_json(named_struct('region', `region`, 'invoice_id', `invoice_id`)) end) as duplicate_example"
-        in sql
     )

@@ -1,8 +1,9 @@
 {#- The tracked kind's SQL, built from strings only (no statement runs here): the test oracle
     of what it computes is tests/oracle/tracked.py. Names: `groups` is the run's stage of the
     query's rows with their group hashes (`<table>__vulcan_groups_<run>`), `changes` the small
-    stage of the keys that change (`<table>__vulcan_changes_<run>`: key columns and
-    `vulcan_change`, one of 'insert', 'replace', 'delete'). -#}
+    stage of the keys that change or break a rule (`<table>__vulcan_changes_<run>`: key
+    columns, `vulcan_rows` and `vulcan_change`, one of 'insert', 'replace', 'delete',
+    'null_key', 'duplicate'). -#}
 
 {#- The config against the query's column names: one string per problem. -#}
 {% macro vulcan_tracked_column_problems(cfg, names) %}
@@ -68,14 +69,18 @@
 {% endmacro %}
 
 {#- The stage of the query's rows (`sql`: the batch's SELECT) with their group's hash: the
-    hashes of its rows sorted and hashed again (order-independent; a row twice counts twice).
-    With a window: only the groups whose latest row is in it. -#}
+    hashes of its rows sorted and hashed again (order-independent). A group holding the same
+    row twice gets a NULL hash, which the changes report as 'duplicate' before anything is
+    written (a group is a set of distinct rows): the rule is checked in this pass, not in one
+    of its own. With a window: only the groups whose latest row is in it. -#}
 {% macro vulcan_tracked_groups_sql(spec, sql) %}
   {%- set keys = dbt_vulcan._vulcan_tracked_keys_of(spec, 'vulcan_rows') -%}
   {%- set lines = [
-    'select ' ~ (spec.columns + [spec.hash]) | join(', ') ~ ' from (',
+    'select ' ~ spec.columns | join(', ') ~ ',',
+    "  case when size(vulcan_row_hashes) = size(array_distinct(vulcan_row_hashes)) then sha2(array_join(array_sort(vulcan_row_hashes), ','), 256) end as " ~ spec.hash,
+    'from (',
     '  select vulcan_rows.*,',
-    "    sha2(array_join(array_sort(collect_list(" ~ dbt_vulcan.vulcan_tracked_row_hash(spec, 'vulcan_rows') ~ ') over (partition by ' ~ keys ~ ")), ','), 256) as " ~ spec.hash,
+    '    collect_list(' ~ dbt_vulcan.vulcan_tracked_row_hash(spec, 'vulcan_rows') ~ ') over (partition by ' ~ keys ~ ') as vulcan_row_hashes',
   ] -%}
   {%- if spec.window -%}
     {%- do lines.append('    , max(vulcan_rows.' ~ dbt_vulcan.vulcan_quote_identifier(spec.window.column) ~ ') over (partition by ' ~ keys ~ ') as vulcan_group_time') -%}
@@ -87,46 +92,58 @@
   {{ return(lines | join('\n')) }}
 {% endmacro %}
 
-{#- One row: {null_keys: rows whose key has a NULL, groups, duplicates: groups (of non-NULL
-    keys) holding a row twice, duplicate_example: one of their keys as JSON}, in one pass over
-    the stage (one aggregation by the key: a group holds a row twice when it has fewer distinct
-    row hashes than rows). -#}
-{% macro vulcan_tracked_check_sql(spec, groups) %}
+{#- The query's groups (`groups`) against the table's (`target`; none for a table built by
+    this run: every group is new), each side grouped by key and hash (a hash aggregation
+    reading two columns of each table): one row per key that changes or breaks a rule, with the
+    query's rows of it (`vulcan_rows`) and `vulcan_change`: 'null_key' (a key column is NULL),
+    'duplicate' (the group holds a row twice), 'insert' (only in the query), 'replace'
+    (another hash), 'delete' (only in the table, and in the window when there is one). -#}
+{% macro vulcan_tracked_changes_sql(spec, groups, target=none) %}
+  {%- set keys = spec['keys'] | join(', ') -%}
   {%- set nulls = [] -%}
-  {%- for key in spec['keys'] -%}{%- do nulls.append(key ~ ' is null') -%}{%- endfor -%}
-  {%- set key_json = [] -%}
-  {%- for key in spec['keys'] -%}{%- do key_json.append(dbt_vulcan.vulcan_sql_string(key[1:-1].replace('``', '`')) ~ ', ' ~ key) -%}{%- endfor -%}
-  {%- set keys = spec['keys'] | join(', ') -%}
-  {%- set null_key = '(' ~ nulls | join(' or ') ~ ')' -%}
-  {%- set twice = 'vulcan_rows > vulcan_distinct and not ' ~ null_key -%}
-  {{ return('with vulcan_groups as (\n  select ' ~ keys ~ ', count(*) as vulcan_rows, count(distinct ' ~ dbt_vulcan.vulcan_tracked_row_hash(spec, 'vulcan_g') ~ ') as vulcan_distinct\n  from ' ~ groups ~ ' as vulcan_g group by ' ~ keys ~ '\n)\n'
-    ~ 'select\n  coalesce(sum(case when ' ~ null_key ~ ' then vulcan_rows end), 0) as null_keys,\n'
-    ~ '  count(*) as groups,\n'
-    ~ '  count(case when ' ~ twice ~ ' then 1 end) as duplicates,\n'
-    ~ '  min(case when ' ~ twice ~ ' then to_json(named_struct(' ~ key_json | join(', ') ~ ')) end) as duplicate_example\n'
-    ~ 'from vulcan_groups') }}
-{% endmacro %}
-
-{#- The keys whose group changes: the query's groups (`groups`) against the table's, each with
-    its hash (and, with a window, the table group's latest time): 'insert' (only in the query),
-    'replace' (another hash), 'delete' (only in the table, and in the window when there is one). -#}
-{% macro vulcan_tracked_changes_sql(spec, groups, target) %}
-  {%- set keys = spec['keys'] | join(', ') -%}
+  {%- for key in spec['keys'] -%}{%- do nulls.append('vulcan_s.' ~ key ~ ' is null') -%}{%- endfor -%}
+  {%- set source = '(select ' ~ keys ~ ', ' ~ spec.hash ~ ' as vulcan_hash, count(*) as vulcan_rows from ' ~ groups ~ ' group by ' ~ keys ~ ', ' ~ spec.hash ~ ') as vulcan_s' -%}
+  {%- set broken = [
+    "when vulcan_s.vulcan_rows is not null and (" ~ nulls | join(' or ') ~ ") then 'null_key'",
+    "when vulcan_s.vulcan_rows is not null and vulcan_s.vulcan_hash is null then 'duplicate'",
+  ] -%}
+  {%- if target is none -%}
+    {{ return('select ' ~ dbt_vulcan._vulcan_tracked_keys_of(spec, 'vulcan_s') ~ ", vulcan_s.vulcan_rows,\n  case " ~ broken | join(' ') ~ " else 'insert' end as vulcan_change\nfrom " ~ source) }}
+  {%- endif -%}
   {%- set chosen = [] -%}
   {%- for key in spec['keys'] -%}{%- do chosen.append('coalesce(vulcan_s.' ~ key ~ ', vulcan_t.' ~ key ~ ') as ' ~ key) -%}{%- endfor -%}
   {%- set time = (', max(' ~ dbt_vulcan.vulcan_quote_identifier(spec.window.column) ~ ') as vulcan_group_time') if spec.window else '' -%}
-  {%- set gone = 'vulcan_s.vulcan_present is null' ~ ((' and ' ~ dbt_vulcan._vulcan_tracked_in_window(spec, 'vulcan_t.vulcan_group_time')) if spec.window else '') -%}
+  {%- set gone = 'vulcan_s.vulcan_rows is null' ~ ((' and ' ~ dbt_vulcan._vulcan_tracked_in_window(spec, 'vulcan_t.vulcan_group_time')) if spec.window else '') -%}
   {%- set lines = [
-    'select ' ~ chosen | join(', ') ~ ',',
-    "  case when vulcan_t.vulcan_present is null then 'insert' when vulcan_s.vulcan_present is null then 'delete' else 'replace' end as vulcan_change",
-    'from (select ' ~ keys ~ ', max(' ~ spec.hash ~ ') as vulcan_hash, true as vulcan_present from ' ~ groups ~ ' group by ' ~ keys ~ ') as vulcan_s',
-    'full outer join (select ' ~ keys ~ ', max(' ~ spec.hash ~ ') as vulcan_hash, true as vulcan_present' ~ time ~ ' from ' ~ target ~ ' group by ' ~ keys ~ ') as vulcan_t',
-    '  on ' ~ dbt_vulcan._vulcan_tracked_join(spec, 'vulcan_s', 'vulcan_t'),
-    'where vulcan_t.vulcan_present is null',
-    '  or (' ~ gone ~ ')',
-    '  or (vulcan_s.vulcan_present and vulcan_t.vulcan_present and not (vulcan_s.vulcan_hash <=> vulcan_t.vulcan_hash))',
+    'select * from (',
+    '  select ' ~ chosen | join(', ') ~ ', vulcan_s.vulcan_rows,',
+    '    case ' ~ broken | join(' '),
+    "      when vulcan_t.vulcan_present is null then 'insert'",
+    "      when " ~ gone ~ " then 'delete'",
+    "      when vulcan_s.vulcan_rows is not null and vulcan_s.vulcan_hash <> vulcan_t.vulcan_hash then 'replace'",
+    '    end as vulcan_change',
+    '  from ' ~ source,
+    '  full outer join (select ' ~ keys ~ ', ' ~ spec.hash ~ ' as vulcan_hash, true as vulcan_present' ~ time ~ ' from ' ~ target ~ ' group by ' ~ keys ~ ', ' ~ spec.hash ~ ') as vulcan_t',
+    '    on ' ~ dbt_vulcan._vulcan_tracked_join(spec, 'vulcan_s', 'vulcan_t'),
+    ') as vulcan_changes',
+    'where vulcan_change is not null',
   ] -%}
   {{ return(lines | join('\n')) }}
+{% endmacro %}
+
+{#- One row per kind of change in `changes` ({vulcan_change, groups, rows, example: one key as
+    JSON}), and, with `groups` given, a row 'groups' counting the query's groups (the summary's
+    unchanged ones): the run's check and summary in one statement. `changes` is a table or a
+    subquery. -#}
+{% macro vulcan_tracked_counts_sql(spec, changes, groups=none) %}
+  {%- set key_json = [] -%}
+  {%- for key in spec['keys'] -%}{%- do key_json.append(dbt_vulcan.vulcan_sql_string(key[1:-1].replace('``', '`')) ~ ', ' ~ key) -%}{%- endfor -%}
+  {%- set keys = spec['keys'] | join(', ') -%}
+  {%- set sql = 'select vulcan_change, count(*) as vulcan_groups, sum(vulcan_rows) as vulcan_rows, min(to_json(named_struct(' ~ key_json | join(', ') ~ '))) as vulcan_example\nfrom ' ~ changes ~ ' as vulcan_c group by vulcan_change' -%}
+  {%- if groups is not none -%}
+    {%- set sql = sql ~ "\nunion all\nselect 'groups', count(*), null, null from (select " ~ keys ~ ' from ' ~ groups ~ ' group by ' ~ keys ~ ') as vulcan_k' -%}
+  {%- endif -%}
+  {{ return(sql) }}
 {% endmacro %}
 
 {#- Delta and Iceberg: one MERGE. Its source holds a 'delete' mark per replaced or deleted key
@@ -148,9 +165,9 @@
     'using (',
     '  select vulcan_marks.*, vulcan_rows.*',
     '  from (',
-    "    select " ~ mark_select | join(', ') ~ ", 'delete' as __vulcan_op from " ~ changes ~ " where vulcan_change <> 'insert'",
+    "    select distinct " ~ mark_select | join(', ') ~ ", 'delete' as __vulcan_op from " ~ changes ~ " where vulcan_change <> 'insert'",
     '    union all',
-    "    select " ~ mark_select | join(', ') ~ ", 'insert' as __vulcan_op from " ~ changes ~ " where vulcan_change <> 'delete'",
+    "    select distinct " ~ mark_select | join(', ') ~ ", 'insert' as __vulcan_op from " ~ changes ~ " where vulcan_change <> 'delete'",
     '  ) as vulcan_marks',
     '  left join ' ~ groups ~ ' as vulcan_rows',
     "    on vulcan_marks.__vulcan_op = 'insert' and " ~ dbt_vulcan._vulcan_tracked_join(spec, 'vulcan_rows', 'vulcan_marks', marks),
