@@ -93,19 +93,23 @@
 {% endmacro %}
 
 {#- The query's groups (`groups`) against the table's (`target`; none for a table built by
-    this run: every group is new), each side grouped by key and hash (a hash aggregation
-    reading two columns of each table): one row per key that changes or breaks a rule, with the
-    query's rows of it (`vulcan_rows`) and `vulcan_change`: 'null_key' (a key column is NULL),
-    'duplicate' (the group holds a row twice), 'insert' (only in the query), 'replace'
-    (another hash), 'delete' (only in the table, and in the window when there is one). -#}
+    this run: every group is new), each side aggregated by the key (a hash aggregation reading
+    the key and hash columns): one row per key that changes or breaks a rule, with the query's
+    rows of it (`vulcan_rows`) and `vulcan_change`: 'null_key' (a key column is NULL),
+    'duplicate' (the group holds a row twice: a NULL hash), 'insert' (only in the query),
+    'replace' (another hash), 'delete' (only in the table, and in the window when there is
+    one). The two hashes are compared by their 64-bit xxhash64 (a fixed-width value the
+    aggregation and the shuffle carry instead of a 64-character string): a changed group is
+    taken as unchanged only if the xxhash64 of its two SHA-256 hashes collide (about one in
+    2^64). -#}
 {% macro vulcan_tracked_changes_sql(spec, groups, target=none) %}
   {%- set keys = spec['keys'] | join(', ') -%}
   {%- set nulls = [] -%}
   {%- for key in spec['keys'] -%}{%- do nulls.append('vulcan_s.' ~ key ~ ' is null') -%}{%- endfor -%}
-  {%- set source = '(select ' ~ keys ~ ', ' ~ spec.hash ~ ' as vulcan_hash, count(*) as vulcan_rows from ' ~ groups ~ ' group by ' ~ keys ~ ', ' ~ spec.hash ~ ') as vulcan_s' -%}
+  {%- set source = '(select ' ~ keys ~ ', max(xxhash64(' ~ spec.hash ~ ')) as vulcan_hash, bool_or(' ~ spec.hash ~ ' is null) as vulcan_twice, count(*) as vulcan_rows from ' ~ groups ~ ' group by ' ~ keys ~ ') as vulcan_s' -%}
   {%- set broken = [
     "when vulcan_s.vulcan_rows is not null and (" ~ nulls | join(' or ') ~ ") then 'null_key'",
-    "when vulcan_s.vulcan_rows is not null and vulcan_s.vulcan_hash is null then 'duplicate'",
+    "when vulcan_s.vulcan_twice then 'duplicate'",
   ] -%}
   {%- if target is none -%}
     {{ return('select ' ~ dbt_vulcan._vulcan_tracked_keys_of(spec, 'vulcan_s') ~ ", vulcan_s.vulcan_rows,\n  case " ~ broken | join(' ') ~ " else 'insert' end as vulcan_change\nfrom " ~ source) }}
@@ -123,7 +127,7 @@
     "      when vulcan_s.vulcan_rows is not null and vulcan_s.vulcan_hash <> vulcan_t.vulcan_hash then 'replace'",
     '    end as vulcan_change',
     '  from ' ~ source,
-    '  full outer join (select ' ~ keys ~ ', ' ~ spec.hash ~ ' as vulcan_hash, true as vulcan_present' ~ time ~ ' from ' ~ target ~ ' group by ' ~ keys ~ ', ' ~ spec.hash ~ ') as vulcan_t',
+    '  full outer join (select ' ~ keys ~ ', max(xxhash64(' ~ spec.hash ~ ')) as vulcan_hash, true as vulcan_present' ~ time ~ ' from ' ~ target ~ ' group by ' ~ keys ~ ') as vulcan_t',
     '    on ' ~ dbt_vulcan._vulcan_tracked_join(spec, 'vulcan_s', 'vulcan_t'),
     ') as vulcan_changes',
     'where vulcan_change is not null',
@@ -165,9 +169,9 @@
     'using (',
     '  select vulcan_marks.*, vulcan_rows.*',
     '  from (',
-    "    select distinct " ~ mark_select | join(', ') ~ ", 'delete' as __vulcan_op from " ~ changes ~ " where vulcan_change <> 'insert'",
+    "    select " ~ mark_select | join(', ') ~ ", 'delete' as __vulcan_op from " ~ changes ~ " where vulcan_change <> 'insert'",
     '    union all',
-    "    select distinct " ~ mark_select | join(', ') ~ ", 'insert' as __vulcan_op from " ~ changes ~ " where vulcan_change <> 'delete'",
+    "    select " ~ mark_select | join(', ') ~ ", 'insert' as __vulcan_op from " ~ changes ~ " where vulcan_change <> 'delete'",
     '  ) as vulcan_marks',
     '  left join ' ~ groups ~ ' as vulcan_rows',
     "    on vulcan_marks.__vulcan_op = 'insert' and " ~ dbt_vulcan._vulcan_tracked_join(spec, 'vulcan_rows', 'vulcan_marks', marks),
