@@ -152,8 +152,8 @@
 
 {#- Delta and Iceberg: one MERGE. Its source holds a 'delete' mark per replaced or deleted key
     (matching every stored row of the group: deleted) and the rows of the inserted and replaced
-    groups (never matching: inserted). It reads the two stages only (Delta cannot MERGE from a
-    source that reads its target). -#}
+    groups (never matching: inserted). It reads the two stages only: the rows it writes are the
+    ones checked and counted (a source that read its target or the query again could differ). -#}
 {% macro vulcan_tracked_merge_sql(spec, target, groups, changes) %}
   {%- set marks = [] -%}
   {%- for key in spec['keys'] -%}{%- do marks.append('__vulcan_k' ~ loop.index0) -%}{%- endfor -%}
