@@ -377,9 +377,10 @@ FUZZ_SEED ?= random
 FUZZ_PROFILE ?= parquet
 FUZZ_MODE ?= adapter
 FUZZ_PENDING ?=
+FUZZ_KINDS ?=
 fuzz: setup
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_STEPS=$(FUZZ_STEPS) FUZZ_SEED=$(FUZZ_SEED) \
-		FUZZ_PENDING=$(FUZZ_PENDING) $(PYTEST) tests/functional/fuzz -q --durations=$(DURATIONS) \
+		FUZZ_PENDING=$(FUZZ_PENDING) FUZZ_KINDS=$(FUZZ_KINDS) $(PYTEST) tests/functional/fuzz -q --durations=$(DURATIONS) \
 		--profile $(FUZZ_PROFILE) --mode $(FUZZ_MODE)
 
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and

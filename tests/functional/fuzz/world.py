@@ -1,7 +1,8 @@
 """The stateful fuzzer's expected world (test_stateful.py drives the real one): a model's
 declared config space, its SQL, its source, and what its table and its state log must hold
 after each step, computed from the oracle (tests/oracle: the planner `plan_model`, the log's
-`RelationState` / `replay` / `compact`, the restatement ranges of `restatements`).
+`RelationState` / `replay` / `compact`, the restatement ranges of `restatements`, the tracked
+kind's `sync`).
 
 Plain Python, no Spark: test_stateful.py writes the same model and source into a dbt project
 and compares. To widen the space, add a field to `Spec` (its config and SQL in `Spec.config` /
@@ -22,6 +23,9 @@ What the model encodes beyond the oracle's planner (each documented in README.md
   that leaves the range missing and empty); Delta replaces it in one commit;
 - a batch writes, then records its interval; a failing batch stops the run: earlier batches
   stay written and recorded;
+- a tracked run (no `start`) is one batch, all time or its window, recorded as an empty range
+  at its execution time; it syncs the query's groups (tests/oracle/tracked.py), the window's
+  only with a time column, every group when the run builds the table;
 - a child (Spec.child) reads its parent's table as it is when the child runs, after the
   parent in the same `dbt run`; its intervals the parent has not made ready wait
   (plan_model's `upstream`); dbt skips it when the parent failed (run_job).
@@ -40,6 +44,7 @@ from hypothesis import strategies as st
 
 from dbt.adapters.vulcan.timemacros import to_python_format
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
+from tests.oracle import tracked
 from tests.oracle.config import ModelConfig, validate
 from tests.oracle.operations import restatements
 from tests.oracle.planning import FAR_FUTURE, FAR_PAST, Batch, RunVars, Upstream, plan_model
@@ -57,6 +62,8 @@ from tests.oracle.state import (
 
 TIME_RANGE = "incremental_by_time_range"
 UNIQUE_KEY = "incremental_by_unique_key"
+TRACKED = "tracked"
+KIND_NAMES = {TIME_RANGE: "time_range", UNIQUE_KEY: "unique_key", TRACKED: "tracked"}
 
 T0 = datetime(2025, 1, 1)
 UNITS = {"@daily": timedelta(days=1), "@hourly": timedelta(hours=1)}
@@ -119,12 +126,16 @@ class Spec:
     # the table is external, under `location_root` (env var FZ_LOCATION, the test's own
     # folder); a time range table then unpartitioned (parquet refuses a partitioned one)
     location: bool = False
+    # tracked: the time column `t` limits an incremental run to the groups of its window
+    windowed: bool = False
 
     def features(self) -> list[str]:
         """What the model exercises, for the fuzzer's summary."""
-        out = ["time_range" if self.kind == TIME_RANGE else "unique_key", self.cron]
+        out = [KIND_NAMES[self.kind], self.cron]
         if self.kind == TIME_RANGE:
             out.append(f"{self.time_type} {self.time_format}".strip())
+        if self.windowed:
+            out.append("window")
         out += [f"lookback {self.lookback}", f"batch_size {self.batch_size}"]
         flags = {
             "forward_only": self.forward_only,
@@ -159,14 +170,21 @@ class Spec:
 
     def config(self) -> dict[str, Any]:
         """The model's config() keys."""
-        out: dict[str, Any] = {"materialized": self.kind, "start": self.start, "cron": self.cron}
-        out["lookback"] = self.lookback
+        out: dict[str, Any] = {"materialized": self.kind, "cron": self.cron}
+        if self.kind != TRACKED:
+            out["start"] = self.start
+        if self.kind != TRACKED or self.windowed:
+            out["lookback"] = self.lookback
         if self.batch_size is not None:
             out["batch_size"] = self.batch_size
         if self.forward_only:
             out["forward_only"] = True
         if self.kind == TIME_RANGE:
             out["time_column"] = ["t", self.time_format] if self.time_type == "string" else "t"
+        elif self.kind == TRACKED:
+            out["group_key"] = "k"
+            if self.windowed:
+                out["time_column"] = "t"
         else:
             out["unique_key"] = "k"
             if self.when_matched:
@@ -179,8 +197,9 @@ class Spec:
 
     def sql(self, source: str) -> str:
         """The model: every source row in the batch's range (time range: with its time column
-        `t`), or the latest row of each key in it (unique key). The batch whose range holds
-        the var fz_fail_at fails, rows or not: one more row, computed with raise_error."""
+        `t`; tracked: grouped by its key, its time `t`), or the latest row of each key in it
+        (unique key). The batch whose range holds the var fz_fail_at fails, rows or not: one
+        more row, computed with raise_error."""
         args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
         args = args.replace(repr(LOCATION), "env_var('FZ_LOCATION')")
         head = "{{ config(" + args + ") }}\n"
@@ -203,6 +222,11 @@ class Spec:
             return f"{head}select {column} as t, id, k, v\nfrom {source}{where}" + fail.replace(
                 "ROW", fail_row
             )
+        if self.kind == TRACKED:
+            fail_row = f"0, {raised}, 0, {failing}"
+            return f"{head}select k, id, v, event_ts as t\nfrom {source}{where}" + fail.replace(
+                "ROW", fail_row
+            )
         return (
             f"{head}select k, id, v, event_ts from (\n"
             "  select *, row_number() over (partition by k order by event_ts desc, id desc) as rn\n"
@@ -212,7 +236,9 @@ class Spec:
 
     def columns(self) -> str:
         """The table's columns, in the order `World.rows` gives them."""
-        return "t, id, k, v" if self.kind == TIME_RANGE else "k, id, v, event_ts"
+        return {TIME_RANGE: "t, id, k, v", TRACKED: "k, id, v, t"}.get(
+            self.kind, "k, id, v, event_ts"
+        )
 
     def time_value(self, ts: datetime) -> Any:
         """The time column's value of a source row (time range)."""
@@ -263,7 +289,8 @@ class World:
         self.file_format = file_format
         self.cfg: ModelConfig = validate(name, spec.kind, spec.config())
         self.source: list[Row] = []
-        # None: no table; time range: the rows written; unique key: key -> row
+        # None: no table; time range and tracked: the rows written, each with its time;
+        # unique key: key -> row
         self.table: list[tuple[datetime, tuple[Any, ...]]] | dict[int, tuple[Any, ...]] | None
         self.table = None
         self.log: list[StateRow] = []
@@ -349,9 +376,13 @@ class World:
         assert isinstance(self.table, list)
         self.table = [(ts, row) for ts, row in self.table if not start <= ts < end]
 
-    def _write(self, start: datetime, end: datetime) -> None:
-        """A batch over [start, end) written into the table."""
+    def _write(self, start: datetime, end: datetime, created: bool) -> None:
+        """A batch over [start, end) written into the table (`created`: the run built the
+        table from nothing)."""
         spec = self.spec
+        if spec.kind == TRACKED:
+            self._sync(start, end, created)
+            return
         if spec.kind == TIME_RANGE:
             self._drop_range(start, end)
             assert isinstance(self.table, list)
@@ -372,6 +403,25 @@ class World:
                 self.table[k] = (k, stored[1], stored[2] + r.v, stored[3])
             else:
                 self.table[k] = (k, r.id, r.v, r.ts)
+
+    def _sync(self, start: datetime, end: datetime, created: bool) -> None:
+        """A tracked run over its one batch [start, end): the groups of the query (every
+        source row in the batch, or the whole source) synced into the table by the kind's
+        reference (tests/oracle/tracked.py), its window the batch when the model has one."""
+        assert isinstance(self.table, list)
+        read = list(self.source) if self.spec.leaky else self._in(start, end)
+        query = [{"k": r.k, "id": r.id, "v": r.v, "t": r.ts} for r in read]
+        table = [dict(zip(("k", "id", "v", "t"), row, strict=True)) for _, row in self.table]
+        window = None
+        if self.spec.windowed:
+
+            def window(t: datetime) -> bool:
+                return start <= t < end
+
+        synced = tracked.sync(
+            table, query, ["k"], "t" if self.spec.windowed else None, window, created=created
+        )
+        self.table = [(r["t"], (r["k"], r["id"], r["v"], r["t"])) for r in synced.rows]
 
     # ------------------------------------------------------------------ the steps
 
@@ -415,7 +465,9 @@ class World:
             return Outcome(ok=False, error=AGAIN_REFUSED)
         if fail_batch is not None and plan.batches:
             chosen = plan.batches[fail_batch % len(plan.batches)]
-            fail_at = chosen.start + self.spec.unit / 2
+            # (a tracked run's one batch: all time, or a window that may be shorter than a unit)
+            middle = self.spec.unit / 2 if self.spec.kind != TRACKED else timedelta(0)
+            fail_at = chosen.start + middle
         if plan.rebuild:
             if plan.has_state:
                 self._append(FAR_PAST, FAR_FUTURE, REMOVED, json.dumps({"reset": True}))
@@ -438,10 +490,12 @@ class World:
                 self.last_appended = None
                 ran = plan.batches[: done + 1]
                 return Outcome(False, FAIL_MESSAGE, ran, plan.rebuild, fail_at)
-            self._write(batch.start, batch.end)
+            self._write(batch.start, batch.end, created)
             if writing is not None:
                 self._committed.add(writing)
-            self.last_appended = self._append(batch.start, batch.end, PROCESSED)
+            # a kind without intervals records its run: an empty range at its execution time
+            low, high = (batch.start, batch.end) if batch.tracked else (parsed.execution_time,) * 2
+            self.last_appended = self._append(low, high, PROCESSED)
         return Outcome(ok=True, batches=plan.batches, rebuild=plan.rebuild, fail_at=fail_at)
 
     def _settle(self) -> None:
@@ -608,12 +662,25 @@ def enabled_pending(text: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def specs(pending: frozenset[str] = frozenset()) -> st.SearchStrategy[Spec]:
-    """Models of the declared space; `pending`: the PENDING parts switched on."""
+def enabled_kinds(text: str) -> list[str]:
+    """FUZZ_KINDS's kinds (time_range, unique_key, tracked; empty: all of them)."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    by_name = {short: kind for kind, short in KIND_NAMES.items()}
+    unknown = sorted(set(names) - set(by_name))
+    if unknown:
+        raise ValueError(f"FUZZ_KINDS: unknown {unknown}; known: {sorted(by_name)}")
+    return [by_name[n] for n in names] or list(KIND_NAMES)
+
+
+def specs(
+    pending: frozenset[str] = frozenset(), kinds: list[str] | None = None
+) -> st.SearchStrategy[Spec]:
+    """Models of the declared space; `pending`: the PENDING parts switched on; `kinds`: the
+    kinds drawn (all by default)."""
 
     @st.composite
     def draw(draw: Any) -> Spec:
-        kind = draw(st.sampled_from([TIME_RANGE, UNIQUE_KEY]))
+        kind = draw(st.sampled_from(kinds or list(KIND_NAMES)))
         time_type, time_format, time_zone, when_matched = "timestamp", "", "UTC", ""
         crons = ["@daily", "@hourly"]
         if kind == TIME_RANGE:
@@ -633,6 +700,21 @@ def specs(pending: frozenset[str] = frozenset()) -> st.SearchStrategy[Spec]:
             # (a day column or a text of days cannot take hourly intervals)
             hourly = time_type == "timestamp" and cron == "@daily"
             child = draw(st.sampled_from(["", cron, "@hourly" if hourly else cron]))
+        if kind == TRACKED:
+            # no `start` (a run is one batch, recorded as a run) and no batch_size; a window
+            # (the time column t) with its lookback, or every run the whole query
+            windowed = draw(st.booleans())
+            return Spec(
+                kind=kind,
+                cron=cron,
+                lookback=draw(st.integers(0, 2)) if windowed else 0,
+                forward_only=draw(st.booleans()),
+                leaky=draw(st.sampled_from([False, False, True])),
+                fold_rows=draw(st.sampled_from([None, 4])),
+                time_zone=time_zone,
+                location=draw(st.sampled_from([False, False, True])),
+                windowed=windowed,
+            )
         starts = {
             "@daily": ["2025-01-01", "2025-01-02", "2025-01-02 07:00:00"],
             "@hourly": ["2025-01-01 00:00:00", "2025-01-01 03:00:00", "2025-01-01 03:30:00"],
