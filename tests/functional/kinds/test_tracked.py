@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.oracle import tracked as oracle
-from tests.support.functional import rows, run, state_rows, table_commits
+from tests.support.functional import rows, run, session_time_zone, state_rows, table_commits
 
 EXEC = "vulcan_execution_time"
 STEPS = itertools.count(1)  # the source tables' numbers, unique per test session
@@ -102,6 +102,19 @@ def stored(project: Any, name: str) -> list[dict[str, Any]]:
     names = [*COLUMNS, HASH[name]]
     got = rows(project, f"select {', '.join(names)} from {project.test_schema}.{name}")
     return [dict(zip(names, r, strict=True)) for r in got]
+
+
+# a group's rows with a timestamp, a map and NULLs; var `color`: group 2's map changes; var
+# `twice`: group 3 holds its row (with its NULLs) twice
+EVENTS = """{{ config(materialized='tracked', group_key='id') }}
+select id, line, at, attrs, note from values
+  (1, 1, timestamp'2025-03-01 10:00:00+00:00', map('color', 'blue'), 'x'),
+  (1, 2, timestamp'2025-03-01 23:30:00+00:00', map('color', 'blue'), cast(null as string)),
+  (2, 1, timestamp'2025-03-02 04:00:00+00:00', map('color', '{{ var("color", "green") }}'), null),
+  {% set three = "(3, 1, cast(null as timestamp), cast(null as map<string, string>), null)" %}
+  {{ three }}{% if var('twice', false) %}, {{ three }}{% endif %}
+  as v(id, line, at, attrs, note)
+"""
 
 
 # ------------------------------------------------------------------ random histories
@@ -266,6 +279,7 @@ class TestTrackedRuns:
             "missing_key.sql": model_sql(
                 "src_missing_key", "group_key=['invoice_no', 'region'], content_hash_column='sku'"
             ),
+            "events.sql": EVENTS,
         }
 
     def run_on(
@@ -364,6 +378,31 @@ class TestTrackedRuns:
         assert not rows(
             project, f"show tables in {project.test_schema} like 'invoices_bad__vulcan_*'"
         )
+
+    def test_instants_maps_and_nulls_in_a_group_s_content(
+        self, project: Any, table_format: str
+    ) -> None:
+        """A timestamp, a map and NULLs in the rows: the hash does not depend on the session's
+        time zone (no group changes in another zone), a changed map value replaces its group,
+        and a row twice with NULLs in it is a row twice."""
+        table = f"{project.test_schema}.events"
+
+        def events(*flags: str, expect_pass: bool = True, **vars: Any) -> str:
+            args = ["run", "-s", "events", *flags, "--vars", json.dumps(vars)]
+            return run_dbt_and_capture(args, expect_pass=expect_pass)[1]
+
+        out = events()
+        assert "3 groups inserted" in out, out
+        commits = table_commits(project, "events", table_format)
+        with session_time_zone("America/New_York"):
+            out = events()
+        assert "no group changed (3 unchanged); nothing written" in out, out
+        assert table_commits(project, "events", table_format) == commits
+        out = events(color="red")
+        assert "1 group replaced, 0 inserted, 0 deleted (2 unchanged)" in out, out
+        assert rows(project, f"select attrs['color'] from {table} where id = 2") == [("red",)]
+        out = events(twice=True, expect_pass=False)
+        assert '1 group holds the same row more than once (e.g. the group {"id":3})' in out, out
 
     def test_config_checked_against_the_query(self, project: Any) -> None:
         _, out = self.run_on(project, "missing_key", INVOICE, expect_pass=False)

@@ -41,18 +41,20 @@ def test_problems_name_every_missing_key_column_and_a_clashing_hash_column() -> 
     assert harness().call("vulcan_tracked_column_problems", CFG, NAMES) == []
 
 
-def test_the_row_hash_covers_the_other_columns_by_name_whatever_their_order() -> None:
-    one = harness().call("vulcan_tracked_row_hash", spec(), "r")
+def test_a_row_s_content_is_the_other_columns_by_name_whatever_their_order() -> None:
+    one = harness().call("vulcan_tracked_row_value", spec(), "r")
     other = harness().call(
-        "vulcan_tracked_row_hash", spec(["qty", "sku", "line_no", "invoice_id"]), "r"
+        "vulcan_tracked_row_value", spec(["qty", "sku", "line_no", "invoice_id"]), "r"
     )
-    assert (
-        one
-        == other
-        == "sha2(to_json(named_struct('line_no', r.`line_no`, 'qty', r.`qty`, 'sku', r.`sku`)), 256)"
+    assert one == other == "named_struct('line_no', r.`line_no`, 'qty', r.`qty`, 'sku', r.`sku`)"
+    # a column that does not sort (a map: `complex`, from its type) is its JSON text
+    complex_spec = harness().call("vulcan_tracked_spec", CFG, [*NAMES, "Attrs"], None, ["attrs"])
+    assert harness().call("vulcan_tracked_row_value", complex_spec, "r") == (
+        "named_struct('attrs', to_json(r.`Attrs`, map('timeZone', 'UTC')), 'line_no', r.`line_no`, 'qty', r.`qty`, "
+        "'sku', r.`sku`)"
     )
-    # a table of key columns only: every group has the same content
-    assert harness().call("vulcan_tracked_row_hash", spec(["invoice_id"]), "r") == "sha2('', 256)"
+    # a table of key columns only: every row of a group has the same content
+    assert harness().call("vulcan_tracked_row_value", spec(["invoice_id"]), "r") == "0"
     # the hash column itself is never hashed nor selected twice
     with_hash = spec([*NAMES, "_content_hash"])
     assert [v["name"] for v in with_hash["values"]] == ["line_no", "qty", "sku"]
@@ -61,12 +63,14 @@ def test_the_row_hash_covers_the_other_columns_by_name_whatever_their_order() ->
 
 def test_groups_are_hashed_order_independently_and_filtered_by_their_latest_row() -> None:
     plain = squash(harness().call("vulcan_tracked_groups_sql", spec(), "select 1"))
-    assert "collect_list(sha2(to_json(" in plain
-    # a group holding a row twice: a NULL hash (reported as 'duplicate' by the changes)
+    assert "collect_list(named_struct('line_no', vulcan_rows.`line_no`," in plain
+    # one JSON text and one hash per group; a group holding a row twice: a NULL hash
+    # (reported as 'duplicate' by the changes)
     assert plain.startswith(
-        "select `invoice_id`, `line_no`, `sku`, `qty`, case when size(vulcan_row_hashes) = "
-        "size(array_distinct(vulcan_row_hashes)) then sha2(array_join(array_sort(vulcan_row_hashes), ','), 256) end as `_content_hash`"
+        "select `invoice_id`, `line_no`, `sku`, `qty`, case when size(vulcan_group) = "
+        "size(array_distinct(vulcan_group)) then sha2(to_json(array_sort(vulcan_group), map('timeZone', 'UTC')), 256) end as `_content_hash`"
     )
+    assert plain.count("sha2(") == 1 and plain.count("to_json(") == 1
     assert (
         "over (partition by vulcan_rows.`invoice_id`)" in plain
         and "where" not in plain.split("as vulcan_rows")[-1]
@@ -195,3 +199,26 @@ def test_one_merge_deletes_changed_groups_and_inserts_their_rows() -> None:
         "(`invoice_id`, `line_no`, `sku`, `qty`, `_content_hash`) values (vulcan_source.`invoice_id`, "
         "vulcan_source.`line_no`, vulcan_source.`sku`, vulcan_source.`qty`, vulcan_source.`_content_hash`)"
     )
+
+
+def test_columns_hashed_as_json_are_the_ones_of_a_type_that_may_not_sort() -> None:
+    from types import SimpleNamespace
+
+    columns = [
+        SimpleNamespace(name=name, dtype=dtype)
+        for name, dtype in [
+            ("invoice_id", "int"),
+            ("sku", "string"),
+            ("attrs", "map<string,string>"),
+            ("tags", "array<string>"),
+            ("address", "struct<city:string,zip:string>"),
+            ("payload", "variant"),
+            ("price", "decimal(10,2)"),
+        ]
+    ]
+    assert harness().call("_vulcan_tracked_complex", columns) == [
+        "attrs",
+        "tags",
+        "address",
+        "payload",
+    ]

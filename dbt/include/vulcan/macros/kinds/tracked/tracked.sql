@@ -48,8 +48,19 @@
     'query_columns': query_columns + [api.Column.create(cfg.content_hash_column, 'string')],
     'time_type': time_type,
     'create_sql': 'select vulcan_query.*, cast(null as string) as ' ~ hash ~ ' from (\n' ~ schema_sql ~ '\n) as vulcan_query',
-    'extra': {'tracked_columns': names},
+    'extra': {'tracked_columns': names, 'tracked_complex': dbt_vulcan._vulcan_tracked_complex(query_columns)},
   }) }}
+{% endmacro %}
+
+{#- The query's columns of a type that does not sort (a map, a variant) or may hold one (an
+    array, a struct): their rows' content hashes them as JSON text. -#}
+{% macro _vulcan_tracked_complex(columns) %}
+  {%- set out = [] -%}
+  {%- for column in columns -%}
+    {%- set dtype = (column.dtype | string | lower).strip() -%}
+    {%- if '<' in dtype or dtype in ('map', 'array', 'struct', 'variant') -%}{%- do out.append(column.name) -%}{%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
 {% endmacro %}
 
 {#- The batches select the query's columns: a projection (an enforced contract's, or the

@@ -21,31 +21,37 @@
 
 {#- {keys, columns, values, hash, window}: the key columns (quoted, as the config names them),
     the batch's columns (`names`, quoted, in their order), the others than the key and the hash
-    column sorted by name ({name, sql}: the hash does not depend on the query's column order),
-    the quoted hash column and `window` (none, or {column, start, end, time_type, time_format}) -#}
-{% macro vulcan_tracked_spec(cfg, names, window=none) %}
+    column sorted by name ({name, sql, json}: the hash does not depend on the query's column
+    order; `json`: a map, array, struct or variant column, `complex` names them, hashed as its
+    JSON text, which sorts), the quoted hash column and `window` (none, or {column, start, end,
+    time_type, time_format}) -#}
+{% macro vulcan_tracked_spec(cfg, names, window=none, complex=[]) %}
   {%- set q = dbt_vulcan.vulcan_quote_identifier -%}
   {%- set key_names = cfg.group_key | map('lower') | list -%}
   {%- set keys = [] -%}
   {%- for key in cfg.group_key -%}{%- do keys.append(q(key)) -%}{%- endfor -%}
   {%- set values = [] -%}
   {%- for name in names | sort(case_sensitive=false) if (name | lower) not in key_names and (name | lower) != (cfg.content_hash_column | lower) -%}
-    {%- do values.append({'name': name | lower, 'sql': q(name)}) -%}
+    {%- do values.append({'name': name | lower, 'sql': q(name), 'json': (name | lower) in (complex | map('lower') | list)}) -%}
   {%- endfor -%}
   {%- set columns = [] -%}
   {%- for name in names if (name | lower) != (cfg.content_hash_column | lower) -%}{%- do columns.append(q(name)) -%}{%- endfor -%}
   {{ return({'keys': keys, 'columns': columns, 'values': values, 'hash': q(cfg.content_hash_column), 'window': window}) }}
 {% endmacro %}
 
-{#- A row's hash over its non-key columns: a JSON object of them by name (a NULL column is left
-    out of the object, so NULL differs from every value), hashed. -#}
-{% macro vulcan_tracked_row_hash(spec, alias) %}
-  {%- if not spec['values'] -%}{{ return("sha2('', 256)") }}{%- endif -%}
+{#- A row's content, its non-key columns by name: a struct, which sorts (a complex column as its
+    JSON text); `0` when there are none (every row of a group alike). The group's hash is the
+    SHA-256 of its rows' structs sorted, as one JSON array, in which a NULL column is left out
+    of its row's object (NULL differs from every value) and a timestamp is written in UTC
+    (the hash does not depend on the session's time zone). -#}
+{% macro vulcan_tracked_row_value(spec, alias) %}
+  {%- if not spec['values'] -%}{{ return('0') }}{%- endif -%}
   {%- set fields = [] -%}
   {%- for value in spec['values'] -%}
-    {%- do fields.append(dbt_vulcan.vulcan_sql_string(value.name) ~ ', ' ~ alias ~ '.' ~ value.sql) -%}
+    {%- set column = alias ~ '.' ~ value.sql -%}
+    {%- do fields.append(dbt_vulcan.vulcan_sql_string(value.name) ~ ', ' ~ (('to_json(' ~ column ~ ", map('timeZone', 'UTC'))") if value.json else column)) -%}
   {%- endfor -%}
-  {{ return('sha2(to_json(named_struct(' ~ fields | join(', ') ~ ')), 256)') }}
+  {{ return('named_struct(' ~ fields | join(', ') ~ ')') }}
 {% endmacro %}
 
 {% macro _vulcan_tracked_keys_of(spec, alias) %}
@@ -68,19 +74,20 @@
   {{ return('(' ~ dbt_vulcan.vulcan_output_filter(expression, w.start, w.end, w.time_type, w.time_format) ~ ')') }}
 {% endmacro %}
 
-{#- The stage of the query's rows (`sql`: the batch's SELECT) with their group's hash: the
-    hashes of its rows sorted and hashed again (order-independent). A group holding the same
-    row twice gets a NULL hash, which the changes report as 'duplicate' before anything is
+{#- The stage of the query's rows (`sql`: the batch's SELECT) with their group's hash: its
+    rows' contents collected in the window of the key, sorted (order-independent), written as
+    one JSON array and hashed (one JSON text and one hash per group, not per row). A group
+    holding the same row twice gets a NULL hash, which the changes report as 'duplicate' before anything is
     written (a group is a set of distinct rows): the rule is checked in this pass, not in one
     of its own. With a window: only the groups whose latest row is in it. -#}
 {% macro vulcan_tracked_groups_sql(spec, sql) %}
   {%- set keys = dbt_vulcan._vulcan_tracked_keys_of(spec, 'vulcan_rows') -%}
   {%- set lines = [
     'select ' ~ spec.columns | join(', ') ~ ',',
-    "  case when size(vulcan_row_hashes) = size(array_distinct(vulcan_row_hashes)) then sha2(array_join(array_sort(vulcan_row_hashes), ','), 256) end as " ~ spec.hash,
+    "  case when size(vulcan_group) = size(array_distinct(vulcan_group)) then sha2(to_json(array_sort(vulcan_group), map('timeZone', 'UTC')), 256) end as " ~ spec.hash,
     'from (',
     '  select vulcan_rows.*,',
-    '    collect_list(' ~ dbt_vulcan.vulcan_tracked_row_hash(spec, 'vulcan_rows') ~ ') over (partition by ' ~ keys ~ ') as vulcan_row_hashes',
+    '    collect_list(' ~ dbt_vulcan.vulcan_tracked_row_value(spec, 'vulcan_rows') ~ ') over (partition by ' ~ keys ~ ') as vulcan_group',
   ] -%}
   {%- if spec.window -%}
     {%- do lines.append('    , max(vulcan_rows.' ~ dbt_vulcan.vulcan_quote_identifier(spec.window.column) ~ ') over (partition by ' ~ keys ~ ') as vulcan_group_time') -%}

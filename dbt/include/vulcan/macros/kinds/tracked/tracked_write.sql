@@ -18,7 +18,7 @@
   {%- if cfg.time_column and not args.created -%}
     {%- set window = {'column': cfg.time_column, 'start': args.batch.start, 'end': args.batch.end, 'time_type': args.time_type, 'time_format': cfg.time_format} -%}
   {%- endif -%}
-  {%- set spec = dbt_vulcan.vulcan_tracked_spec(cfg, names, window) -%}
+  {%- set spec = dbt_vulcan.vulcan_tracked_spec(cfg, names, window, args.tracked_complex) -%}
   {%- set groups = dbt_vulcan.vulcan_stage_relation(args.relation, '__vulcan_groups') -%}
   {%- set changes = dbt_vulcan.vulcan_stage_relation(args.relation, '__vulcan_changes') -%}
   {% do dbt_vulcan.vulcan_stage_create(groups, dbt_vulcan.vulcan_tracked_groups_sql(spec, args.sql)) %}
