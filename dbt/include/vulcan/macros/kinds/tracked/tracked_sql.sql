@@ -30,9 +30,10 @@
   {%- set key_names = cfg.group_key | map('lower') | list -%}
   {%- set keys = [] -%}
   {%- for key in cfg.group_key -%}{%- do keys.append(q(key)) -%}{%- endfor -%}
+  {%- set as_json = complex | map('lower') | list -%}
   {%- set values = [] -%}
   {%- for name in names | sort(case_sensitive=false) if (name | lower) not in key_names and (name | lower) != (cfg.content_hash_column | lower) -%}
-    {%- do values.append({'name': name | lower, 'sql': q(name), 'json': (name | lower) in (complex | map('lower') | list)}) -%}
+    {%- do values.append({'name': name | lower, 'sql': q(name), 'json': (name | lower) in as_json}) -%}
   {%- endfor -%}
   {%- set columns = [] -%}
   {%- for name in names if (name | lower) != (cfg.content_hash_column | lower) -%}{%- do columns.append(q(name)) -%}{%- endfor -%}
@@ -77,9 +78,9 @@
 {#- The stage of the query's rows (`sql`: the batch's SELECT) with their group's hash: its
     rows' contents collected in the window of the key, sorted (order-independent), written as
     one JSON array and hashed (one JSON text and one hash per group, not per row). A group
-    holding the same row twice gets a NULL hash, which the changes report as 'duplicate' before anything is
-    written (a group is a set of distinct rows): the rule is checked in this pass, not in one
-    of its own. With a window: only the groups whose latest row is in it. -#}
+    holding the same row twice gets a NULL hash, which the changes report as 'duplicate'
+    before anything is written (a group is a set of distinct rows): the rule is checked in
+    this pass, not in one of its own. With a window: only the groups whose latest row is in it. -#}
 {% macro vulcan_tracked_groups_sql(spec, sql) %}
   {%- set keys = dbt_vulcan._vulcan_tracked_keys_of(spec, 'vulcan_rows') -%}
   {%- set lines = [
