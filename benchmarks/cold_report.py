@@ -1,9 +1,14 @@
 """The report of the fresh-process suite (benchmarks/cold.py): docs/benchmarks.md.
 
-Goals (issue 19), ratios of medians from one benchmark run:
-- one new day: model time <= 1.0x dbt microbatch's (stretch 0.8x), wall time <= 1.0x;
-- backfill: model time <= 1.0x insert_overwrite's and <= 1.3x the raw statements' (stretch 1.1x);
-- statements per model run: <= 5 for a one-day run, <= 8 for a backfill;
+Goals (issue 49, the daily run at the stateful floor), ratios of medians from one run:
+- one new day: model time <= 1.25x dbt microbatch's (stretch 1.0x), wall time <= 1.05x, the
+  gaps between statements <= microbatch's + 0.10 s;
+- backfill: model time <= 1.0x insert_overwrite's (and, issue 19's, <= 1.3x the raw statements');
+- statements per model run (issue 19): <= 5 for a one-day run, <= 8 for a backfill;
+- the kinds: unique key, partition, unmanaged and tracked <= 1.25x their counterpart's daily
+  model time, SCD type 2 <= 1.0x dbt snapshot's; partition and unmanaged issue no more
+  statements than their counterpart + 1 (the run record);
+- the 25-model daily job: wall <= 1.1x microbatch's; the ratio at 10M rows <= the one at 1M;
 - the same in package mode.
 """
 
@@ -79,24 +84,32 @@ def goals(cold: dict[str, Any]) -> list[list[str]]:
     rows: list[list[str]] = []
     mb_day = _med(cold, "one_day", "microbatch")
     mb_wall = _med(cold, "one_day", "microbatch", "wall")
+    mb_gaps = _median([_gaps(r) for r in _runs(cold, "one_day", "microbatch")])
     io_fill, raw_fill = _med(cold, "backfill", "insert_overwrite"), _med(cold, "backfill", "raw")
     for system in ("vulcan", "vulcan_package"):
         label = "" if system == "vulcan" else " (package)"
         day = _ratio(_med(cold, "one_day", system), mb_day)
         wall = _ratio(_med(cold, "one_day", system, "wall"), mb_wall)
+        gaps = _median([_gaps(r) for r in _runs(cold, "one_day", system)])
         fill = _med(cold, "backfill", system)
         rows += [
             [
                 f"one new day{label}: model time / microbatch's",
-                "≤ 1.0x (0.8x)",
+                "≤ 1.25x (1.0x)",
                 f"{day:.2f}x",
-                _ok(day <= 1.0),
+                _ok(day <= 1.25),
             ],
             [
                 f"one new day{label}: wall time / microbatch's",
-                "≤ 1.0x",
+                "≤ 1.05x",
                 f"{wall:.2f}x",
-                _ok(wall <= 1.0),
+                _ok(wall <= 1.05),
+            ],
+            [
+                f"one new day{label}: gaps between statements",
+                f"≤ microbatch's {mb_gaps:.2f} s + 0.10 s",
+                f"{gaps:.2f} s",
+                _ok(gaps <= mb_gaps + 0.10),
             ],
             [
                 f"backfill{label}: model time / insert_overwrite's",
@@ -105,7 +118,7 @@ def goals(cold: dict[str, Any]) -> list[list[str]]:
                 _ok(_ratio(fill, io_fill) <= 1.0),
             ],
             [
-                f"backfill{label}: model time / raw statements'",
+                f"backfill{label}: model time / raw statements' (issue 19)",
                 "≤ 1.3x (1.1x)",
                 f"{_ratio(fill, raw_fill):.2f}x",
                 _ok(_ratio(fill, raw_fill) <= 1.3),
@@ -119,13 +132,13 @@ def goals(cold: dict[str, Any]) -> list[list[str]]:
         )
         rows += [
             [
-                f"statements, one-day run{label}",
+                f"statements, one-day run{label} (issue 19)",
                 "≤ 5",
                 str(day_statements),
                 _ok(0 <= day_statements <= 5),
             ],
             [
-                f"statements, backfill{label}",
+                f"statements, backfill{label} (issue 19)",
                 "≤ 8",
                 str(fill_statements),
                 _ok(0 <= fill_statements <= 8),
@@ -199,7 +212,7 @@ EMBEDDED = (
 def section(cold: dict[str, Any], size: Size, spark: str = EMBEDDED) -> list[str]:
     """The markdown of the fresh-process suite; `spark`: how the runs reach Spark."""
     n = size.days
-    lines = ["## Goals (issue 19): a fresh `dbt` process per run", ""]
+    lines = ["## Goals (issue 49): a fresh `dbt` process per run", ""]
     lines += _table(["goal", "target (stretch)", "measured", "met"], goals(cold))
     lines += [
         "",
@@ -253,6 +266,12 @@ def section(cold: dict[str, Any], size: Size, spark: str = EMBEDDED) -> list[str
     return lines
 
 
+# issue 49's goal for a kind's daily model time over its counterpart's (1.25x unless named)
+# and the kinds whose statements count against the counterpart's + 1 (the run record)
+KIND_LIMITS = {"scd_by_time": 1.0, "scd_by_column": 1.0}
+COUNTED = ("partition", "unmanaged")
+
+
 def kinds_section(kinds: dict[str, Any]) -> list[str]:
     """The markdown of every kind against its dbt counterpart (benchmarks/kinds.py)."""
     from benchmarks.kinds import PAIRS
@@ -266,6 +285,9 @@ def kinds_section(kinds: dict[str, Any]) -> list[str]:
 
     def med(pair: str, system: str, key: str = "execution_time", daily: bool = True) -> float:
         return _median([float(r[key]) for r in runs(pair, system, daily)])
+
+    def statements(pair: str, system: str) -> float:
+        return _median([len(r["statements"]) for r in runs(pair, system, True)])
 
     lines = [
         "## Every kind against its dbt counterpart: a fresh `dbt` process per run, Delta",
@@ -284,12 +306,29 @@ def kinds_section(kinds: dict[str, Any]) -> list[str]:
         if not runs(pair, "dbt", True):  # a run of some kinds only (run.py --kind)
             continue
         base, base_wall = med(pair, "dbt"), med(pair, "dbt", "wall")
+        limit = KIND_LIMITS.get(pair, 1.25)
+        base_statements = statements(pair, "dbt")
         for system in ("vulcan", "vulcan_package"):
             mode = "" if system == "vulcan" else " (package)"
             ratio = _ratio(med(pair, system), base)
             goal_rows.append(
-                [f"{label}{mode} / {counterpart}", "≤ 1.0x", f"{ratio:.2f}x", _ok(ratio <= 1.0)]
+                [
+                    f"{label}{mode} / {counterpart}",
+                    f"≤ {limit:.2f}x",
+                    f"{ratio:.2f}x",
+                    _ok(ratio <= limit),
+                ]
             )
+            if pair in COUNTED:
+                count = statements(pair, system)
+                goal_rows.append(
+                    [
+                        f"{label}{mode}: statements a daily run",
+                        f"≤ {base_statements:.0f} + 1",
+                        f"{count:.0f}",
+                        _ok(count <= base_statements + 1),
+                    ]
+                )
         for system, name in (
             ("vulcan", "dbt-vulcan"),
             ("vulcan_package", "dbt-vulcan package"),
@@ -305,10 +344,10 @@ def kinds_section(kinds: dict[str, Any]) -> list[str]:
                     ", ".join(f"{r['execution_time']:.1f}" for r in daily),
                     f"{med(pair, system, 'wall'):.1f} s",
                     f"{_ratio(med(pair, system, 'wall'), base_wall):.2f}x",
-                    f"{_median([len(r['statements']) for r in daily]):.0f}",
+                    f"{statements(pair, system):.0f}",
                 ]
             )
-    lines += _table(["goal: a daily run's model time", "target", "measured", "met"], goal_rows)
+    lines += _table(["goal: a daily run", "target", "measured", "met"], goal_rows)
     head = ["kind", "system", "initial load", "daily (median)", "daily runs (s)", "wall"]
     lines += ["", *_table([*head, "wall / dbt's", "statements"], rows), "", "Checks:", ""]
     for check in kinds.get("checks", []):
