@@ -40,8 +40,9 @@ WORKERS = ("parquet", "delta")
 COLD_INTRO = """dbt-vulcan's speed as users get it: every run is a fresh `dbt` process (as a
 scheduler runs dbt), side by side with dbt-spark's own strategies on the same data and Spark,
 in both modes of dbt-vulcan (the `vulcan` adapter; the package on stock `type: spark`). `make bench`
-writes this page (about 20 minutes on a quiet 2-core machine, from the per-run times; the
-run's own duration and the machine's load are below); `make bench-quick` runs it on small
+writes this page (about 90 minutes on a 2-core machine: the daily model's scenarios 27, every
+kind at 1M rows 52, the 25-model job 13; the run's own duration and the machine's load are
+below); `make bench-quick` runs it on small
 data (a smoke test). The same suite against one warm Spark Thrift Server (as jobs reach a
 cluster) is [benchmarks-thrift.md](benchmarks-thrift.md) (`make bench-thrift`). The warm,
 in-process numbers (every dbt invocation in one process: no JVM start, no parse) are in

@@ -57,6 +57,19 @@ def test_kind_and_adapter_are_in_the_key() -> None:
     assert key(GOOD, adapter="databricks") != key(GOOD, adapter="spark")
 
 
+def test_keys_set_to_none_are_left_out_at_every_depth() -> None:
+    """The running model's node omits keys set to none; the same node in `graph` (a child's view
+    of its parent, planning/upstream.sql) holds them: both give the same key, so a child finds
+    its parent's recorded settings and does not validate it again on every run."""
+    running = {**GOOD, "docs": {"show": True}, "grants": {}}
+    in_graph = {"alias": None, **GOOD, "docs": {"show": True, "node_color": None}, "grants": {}}
+    in_graph["audits"] = None
+    assert key(in_graph) == key(running)
+    # an empty value still counts, and so does a none inside a list
+    assert key({**running, "tags": []}) != key(running)
+    assert key({**running, "tags": [None]}) != key({**running, "tags": []})
+
+
 def test_a_date_is_part_of_the_key() -> None:
     assert key({**GOOD, "start": date(2025, 1, 1)}) != key({**GOOD, "start": date(2025, 1, 2)})
 

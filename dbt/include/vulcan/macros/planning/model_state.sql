@@ -57,13 +57,33 @@
 
 {#- What the settings are made of, hashed: their text as Python writes it (a date of YAML, which
     JSON cannot hold, included; an object without a faithful text writes its address, so it
-    never matches another run's). -#}
+    never matches another run's). Keys set to none are left out at every depth: the running
+    model's node (`model`) omits them where the same node in `graph` (a child's view of its
+    parent, planning/upstream.sql) holds them, and both must give the same key. -#}
 {% macro vulcan_settings_key(node, kind) %}
   {%- set inputs = [
     kind, adapter.type(), dbt_vulcan.vulcan_release(),
-    node.get('config'), node.get('unrendered_config'), node.get('config_call_dict'),
+    dbt_vulcan._vulcan_without_none(node.get('config')),
+    dbt_vulcan._vulcan_without_none(node.get('unrendered_config')),
+    dbt_vulcan._vulcan_without_none(node.get('config_call_dict')),
   ] | string -%}
   {{ return(local_md5(inputs)[:16]) }}
+{% endmacro %}
+
+{#- `value` without the mapping keys set to none, at every depth (sequences become lists). -#}
+{% macro _vulcan_without_none(value) %}
+  {%- if value is mapping -%}
+    {%- set out = {} -%}
+    {%- for k, v in value.items() if v is not none -%}
+      {%- do out.update({k: dbt_vulcan._vulcan_without_none(v)}) -%}
+    {%- endfor -%}
+    {{ return(out) }}
+  {%- elif value is iterable and value is not string -%}
+    {%- set out = [] -%}
+    {%- for v in value -%}{%- do out.append(dbt_vulcan._vulcan_without_none(v)) -%}{%- endfor -%}
+    {{ return(out) }}
+  {%- endif -%}
+  {{ return(value) }}
 {% endmacro %}
 
 {#- dbt-vulcan's release, written by scripts/version.py from dbt/adapters/vulcan/__version__.py. -#}
