@@ -221,8 +221,8 @@ def run(
             "kind_segment": -1 if d == 0 else (7 * d) % 100,
             "kind_segment_keys": segment_keys,
         }
-        # the systems in turn first (one day dbt-vulcan, the next its package, then dbt): the
-        # first run after the day's input was written pays for what the next ones find warm
+        # a different system first each day (dbt-vulcan, its package, dbt): none is always the
+        # first to run after the day's input was written
         order = SYSTEMS[d % len(SYSTEMS) :] + SYSTEMS[: d % len(SYSTEMS)]
         for pair, (_, model, _, verb, node) in pairs.items():
             for system in order:
