@@ -274,6 +274,9 @@ def schema_change(
     """Compare the table's columns with the query's and decide per on_*_change."""
     table_types = {n.lower(): (n, t.lower()) for n, t in table}
     query_types = {n.lower(): (n, t.lower()) for n, t in query}
+    # compared in lower case, written as described (a struct's field names keep their case)
+    table_sql = {n.lower(): type_sql(t) for n, t in table}
+    query_sql = {n.lower(): type_sql(t) for n, t in query}
     added = [query_types[k] for k in query_types if k not in table_types]
     removed = [table_types[k] for k in table_types if k not in query_types]
     retyped = [
@@ -302,7 +305,7 @@ def schema_change(
         else:
             if action == "warn":
                 change.warnings.append(text)
-            change.add_columns = [f"`{n}` {t}" for n, t in added]
+            change.add_columns = [f"{quote(n)} {query_sql[n.lower()]}" for n, _ in added]
     if removed or retyped:
         action = cfg.on_destructive_change
         text = f"{where}: destructive schema change ({destructive})"
@@ -319,11 +322,9 @@ def schema_change(
     if change.rewrite:
         # the new schema: the query's columns, existing values cast, new columns NULL
         parts = []
-        for key, (name, dtype) in query_types.items():
-            if key in table_types:
-                parts.append(f"cast(`{table_types[key][0]}` as {dtype}) as `{name}`")
-            else:
-                parts.append(f"cast(null as {dtype}) as `{name}`")
+        for key, (name, _) in query_types.items():
+            value = quote(table_types[key][0]) if key in table_types else "null"
+            parts.append(f"cast({value} as {query_sql[key]}) as {quote(name)}")
         change.rewrite_select = ", ".join(parts)
         change.add_columns = []
     elif project_table:
@@ -331,9 +332,58 @@ def schema_change(
         if change.add_columns:
             names += [n for n, _ in added]
         change.projection = [
-            f"`{n}`"
+            quote(n)
             if n.lower() in query_types
-            else f"cast(null as {table_types[n.lower()][1]}) as `{n}`"
+            else f"cast(null as {table_sql[n.lower()]}) as {quote(n)}"
             for n in names
         ]
     return change
+
+
+def quote(name: str) -> str:
+    """A Spark identifier in backquotes, backquotes doubled (vulcan_quote_identifier)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def type_sql(dtype: str) -> str:
+    """A type as Spark describes it, as SQL: a struct's field names (printed bare, each running
+    to its first colon) in backquotes (macros/text/sql_string.sql: vulcan_type_sql)."""
+    text = dtype.strip()
+    if "struct<" not in text.lower():
+        return text
+    out: list[str] = []
+    opened: list[bool] = []  # per open `<`: whether it opened a struct
+    name: str | None = None
+    word = ""
+    parens = 0
+    for ch in text:
+        if name is not None:
+            if ch == ":":
+                out.append(quote(name) + ":")
+                name = None
+            elif ch == ">" and not name:
+                opened.pop()
+                out.append(ch)
+                name = None
+            else:
+                name += ch
+        elif ch == "<":
+            opened.append(word.strip().lower() == "struct")
+            out.append(ch)
+            word = ""
+            if opened[-1]:
+                name = ""
+        elif ch == ">":
+            if opened:
+                opened.pop()
+            out.append(ch)
+            word = ""
+        elif ch == "," and parens == 0 and opened and opened[-1]:
+            out.append(ch)
+            word = ""
+            name = ""
+        else:
+            parens += {"(": 1, ")": -1}.get(ch, 0)
+            out.append(ch)
+            word = "" if ch in ",:()" else word + ch
+    return "".join(out)

@@ -138,6 +138,9 @@ class FakeAdapter:
         return getattr(self._real, name)
 
 
+TABLE_DESCRIBE = "describe query select * from "
+
+
 @dataclass
 class Harness:
     config: dict[str, Any] = field(default_factory=dict)
@@ -214,6 +217,14 @@ class Harness:
     def _run_query(self, sql: str) -> FakeResult:
         text = squash(sql)
         self.statements.append(text)
+        if text not in self.query_results and text.startswith(TABLE_DESCRIBE):
+            # a table's columns (engine/describe.sql: vulcan_table_columns): `table_columns`
+            return FakeResult(
+                [
+                    (c, "string", None) if isinstance(c, str) else (*c, None)
+                    for c in self.table_columns
+                ]
+            )
         return self.query_results.get(text, FakeResult([]))
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:

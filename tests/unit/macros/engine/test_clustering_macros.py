@@ -15,6 +15,8 @@ from tests.support.macro_harness import FakeResult, Harness, relation, shared_ha
 @pytest.fixture
 def h() -> Iterator[Harness]:
     harness = shared_harness("vulcan").reset()
+    # a delta table is created from the query's columns (engine/create_empty_table.sql)
+    harness.query_results["describe query select 1 as id"] = FakeResult([("id", "int", None)])
     var = harness.context["var"]
     yield harness
     harness.context["var"] = var
@@ -51,7 +53,8 @@ def test_a_clustered_table_is_created_clustered(
     for replace in (False, True):  # the first run and every rebuild
         h.statements.clear()
         h.call("vulcan_create_empty_table", relation(), "select 1 as id", cfg(**changes), replace)
-        (sql,) = h.statements
+        describe, sql = h.statements
+        assert describe == "describe query select 1 as id"
         assert clause in sql
         assert "partitioned by" not in sql
 

@@ -135,19 +135,37 @@ def test_iceberg_range_the_log_does_not_know_is_deleted_first(h: Harness) -> Non
             "create table s.t using parquet",
             "options ('partitionOverwriteMode' = 'dynamic')",
         ),
-        ("delta", True, "create or replace table s.t using delta", ""),
-        ("iceberg", False, "create table s.t using iceberg", ""),
+        (
+            "delta",
+            True,
+            "create or replace table s.t (`order_date` date, `v` string) using delta",
+            "",
+        ),
+        ("delta", False, "create table s.t (`order_date` date, `v` string) using delta", ""),
+        ("iceberg", False, "create table s.t (`order_date` date, `v` string) using iceberg", ""),
     ],
 )
 def test_create_empty_table(h: Harness, fmt: str, replace: bool, head: str, options: str) -> None:
+    """Parquet: an empty CREATE TABLE AS SELECT. Delta and Iceberg: a column list from the
+    query's columns, no AS SELECT, so no empty data file is in the folder when the metastore
+    registers the table (and records its size)."""
     h.reset(config={"tblproperties": {"delta.appendOnly": "false"}} if fmt == "delta" else {})
+    query = "select 1 as order_date, 'x' as v"
+    h.query_results[f"describe query {query}"] = FakeResult(
+        [("order_date", "date", None), ("v", "string", None)]
+    )
     cfg = {**CFG, "file_format": fmt}
-    h.call("vulcan_create_empty_table", relation(), "select 1 as order_date", cfg, replace)
-    sql = h.statements[0]
+    h.call("vulcan_create_empty_table", relation(), query, cfg, replace)
+    sql = squash(h.statements[-1])
     assert sql.startswith(head)
     assert options in sql
     assert "partitioned by (`order_date`)" in sql
-    assert sql.endswith("as select * from (select 1 as order_date) as vulcan_schema where 1 = 0")
+    if fmt == "parquet":
+        assert h.statements[:-1] == []
+        assert sql.endswith(f"as select * from ({query}) as vulcan_schema where 1 = 0")
+    else:
+        assert h.statements[:-1] == [f"describe query {query}"]
+        assert " as select " not in sql
     if fmt == "delta":  # dbt-spark's own clause, reached through the spark__ fallback
         assert "tblproperties ('delta.appendOnly' = 'false')" in sql
 
@@ -362,7 +380,7 @@ def test_a_schema_change_check_reads_the_table_unless_the_last_run_recorded_its_
     h.table_columns = ["id", "note"]
     plan: dict[str, Any] = {"fingerprint_changed": False, "previous_details": {}}
     assert h.call("vulcan_apply_schema_change", target, query, cfg, plan) is None
-    assert h.statements == [f"describe {target}"]
+    assert h.statements == [f"describe query select * from {target}"]
     assert plan["columns"] == digest
 
     # the last run recorded these columns: nothing is read
@@ -381,7 +399,7 @@ def test_a_schema_change_check_reads_the_table_unless_the_last_run_recorded_its_
         h.statements.clear()
         h.table_columns = ["id"]
         h.call("vulcan_apply_schema_change", target, query, cfg, plan)
-        assert h.statements[0] == f"describe {target}"
+        assert h.statements[0] == f"describe query select * from {target}"
         assert any("add columns" in s for s in h.statements), h.statements
         assert "columns" not in plan
 

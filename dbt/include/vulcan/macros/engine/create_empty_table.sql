@@ -1,6 +1,13 @@
 {#- Creates (or, for delta/iceberg, atomically replaces) `relation` with the columns of `sql`
     and no rows: the batches then fill it. Creating empty and inserting is faster than a
-    partitioned CREATE TABLE AS SELECT, which registers every partition in an extra job. -#}
+    partitioned CREATE TABLE AS SELECT, which registers every partition in an extra job.
+    A delta or iceberg table is created from a column list (the query's columns, as Spark
+    describes them: vulcan_query_columns), not AS SELECT: an empty CREATE TABLE AS SELECT
+    still writes one empty data file, and a Hive metastore records the size of the folder it
+    finds at registration as the table's size for good (Delta's writes never update it), which
+    Spark's planner then prefers to Delta's own: a table grown to gigabytes planned as 373
+    bytes is broadcast whole into every join with it. Registered with no data file, the table
+    has no metastore size and Spark asks Delta for the current one. -#}
 
 {% macro vulcan_create_empty_table(relation, sql, cfg, replace=false) %}
   {{ return(adapter.dispatch('vulcan_create_empty_table', 'dbt_vulcan')(relation, sql, cfg, replace)) }}
@@ -23,8 +30,16 @@
         session-wide `spark.sql.sources.partitionOverwriteMode` that would leak to other models -#}
     {%- set options = dict(options, partitionOverwriteMode='dynamic') -%}
   {%- endif -%}
+  {%- set table_format = cfg.file_format in ('delta', 'iceberg') -%}
+  {%- set columns = dbt_vulcan.vulcan_query_columns(sql) if table_format else [] -%}
   {% call statement('vulcan_create_table') -%}
-    {% if replace and cfg.file_format in ('delta', 'iceberg') %}create or replace table{% else %}create table{% endif %} {{ relation }}
+    {% if replace and table_format %}create or replace table{% else %}create table{% endif %} {{ relation }}
+    {%- if table_format %} (
+      {%- for c in columns %}
+      {{ dbt_vulcan.vulcan_column_sql(c.name, c.dtype) }}{{ ',' if not loop.last }}
+      {%- endfor %}
+    )
+    {%- endif %}
     using {{ cfg.file_format }}
     {%- if options %}
     options (
@@ -41,9 +56,11 @@
     {{ dbt_vulcan.vulcan_location_clause() }}
     {{ comment_clause() }}
     {{ tblproperties_clause() }}
+    {%- if not table_format %}
     as select * from (
       {{ sql }}
     ) as vulcan_schema where 1 = 0
+    {%- endif %}
   {%- endcall %}
   {%- if into_folder -%}{% do dbt_vulcan._vulcan_ctas_into_folder(before) %}{%- endif -%}
 {% endmacro %}

@@ -14,7 +14,7 @@
     {%- do plan.update({'columns': digest}) -%}
     {{ return(none) }}
   {%- endif -%}
-  {%- set table_columns = adapter.get_columns_in_relation(relation) -%}
+  {%- set table_columns = dbt_vulcan.vulcan_table_columns(relation) -%}
   {%- set change = dbt_vulcan.vulcan_schema_change_plan(cfg, table_columns, query_columns) -%}
   {%- if not change.changed -%}
     {%- do plan.update({'columns': digest}) -%}

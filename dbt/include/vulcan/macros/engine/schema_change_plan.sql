@@ -2,17 +2,22 @@
     columns: {changed, errors, warnings, add_columns, rewrite, rewrite_select, projection}.
     tests/oracle/engine.py's schema_change is the test oracle. -#}
 {% macro vulcan_schema_change_plan(cfg, table_columns, query_columns) %}
+  {#- types compared in lower case, written as described (a struct's field names keep their case) -#}
   {%- set table_types = {} -%}
+  {%- set table_sql = {} -%}
   {%- set table_keys = [] -%}
   {%- for c in table_columns -%}
     {%- if (c.name | lower) not in table_types -%}{%- do table_keys.append(c.name | lower) -%}{%- endif -%}
     {%- do table_types.update({c.name | lower: [c.name, c.dtype | lower]}) -%}
+    {%- do table_sql.update({c.name | lower: dbt_vulcan.vulcan_type_sql(c.dtype)}) -%}
   {%- endfor -%}
   {%- set query_types = {} -%}
+  {%- set query_sql = {} -%}
   {%- set query_keys = [] -%}
   {%- for c in query_columns -%}
     {%- if (c.name | lower) not in query_types -%}{%- do query_keys.append(c.name | lower) -%}{%- endif -%}
     {%- do query_types.update({c.name | lower: [c.name, c.dtype | lower]}) -%}
+    {%- do query_sql.update({c.name | lower: dbt_vulcan.vulcan_type_sql(c.dtype)}) -%}
   {%- endfor -%}
   {%- set added = [] -%}{%- set removed = [] -%}{%- set retyped = [] -%}
   {%- for k in query_keys -%}
@@ -39,7 +44,7 @@
       {%- set ns.project_table = true -%}
     {%- else -%}
       {%- if action == 'warn' -%}{%- do change.warnings.append(text) -%}{%- endif -%}
-      {%- for n, t in added -%}{%- do change.add_columns.append(dbt_vulcan.vulcan_quote_identifier(n) ~ ' ' ~ t) -%}{%- endfor -%}
+      {%- for n, t in added -%}{%- do change.add_columns.append(dbt_vulcan.vulcan_quote_identifier(n) ~ ' ' ~ query_sql[n | lower]) -%}{%- endfor -%}
     {%- endif -%}
   {%- endif -%}
   {%- if removed or retyped -%}
@@ -58,12 +63,9 @@
     {#- the new schema: the query's columns, existing values cast, new columns NULL -#}
     {%- set parts = [] -%}
     {%- for k in query_keys -%}
-      {%- set name, dtype = query_types[k] -%}
-      {%- if k in table_types -%}
-        {%- do parts.append('cast(`' ~ table_types[k][0] ~ '` as ' ~ dtype ~ ') as `' ~ name ~ '`') -%}
-      {%- else -%}
-        {%- do parts.append('cast(null as ' ~ dtype ~ ') as `' ~ name ~ '`') -%}
-      {%- endif -%}
+      {%- set name = query_types[k][0] -%}
+      {%- set value = dbt_vulcan.vulcan_quote_identifier(table_types[k][0]) if k in table_types else 'null' -%}
+      {%- do parts.append('cast(' ~ value ~ ' as ' ~ query_sql[k] ~ ') as ' ~ dbt_vulcan.vulcan_quote_identifier(name)) -%}
     {%- endfor -%}
     {%- do change.update({'rewrite_select': parts | join(', '), 'add_columns': []}) -%}
   {%- elif ns.project_table -%}
@@ -76,7 +78,7 @@
       {%- if (n | lower) in query_types -%}
         {%- do projection.append(dbt_vulcan.vulcan_quote_identifier(n)) -%}
       {%- else -%}
-        {%- do projection.append('cast(null as ' ~ table_types[n | lower][1] ~ ') as `' ~ n ~ '`') -%}
+        {%- do projection.append('cast(null as ' ~ table_sql[n | lower] ~ ') as ' ~ dbt_vulcan.vulcan_quote_identifier(n)) -%}
       {%- endif -%}
     {%- endfor -%}
     {%- do change.update({'projection': projection}) -%}

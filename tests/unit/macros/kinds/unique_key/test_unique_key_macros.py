@@ -615,9 +615,8 @@ def test_an_existing_table_keeping_its_columns(
     except VulcanConfigError as error:
         expected = str(error)
     h = harness()
-    read: list[Any] = []
-    adapter = h.context["adapter"]
-    adapter.get_columns_in_relation = lambda r: read.append(r) or _column_dicts(TABLE)
+    h.statements.clear()
+    saved_columns, h.table_columns = h.table_columns, list(TABLE)
     saved = h.context["model"]
     h.context["model"] = {"name": "m", "config": cfg}
     got: str | None = None
@@ -634,8 +633,9 @@ def test_an_existing_table_keeping_its_columns(
         got = str(error)
     finally:
         h.context["model"] = saved
-        del adapter.get_columns_in_relation
-    assert len(read) == reads
+        h.table_columns = saved_columns
+    # the table's columns, read as its query's (engine/describe.sql: vulcan_table_columns)
+    assert h.statements.count(f"describe query select * from {relation()}") == reads
     assert got == expected
     if problem is None:
         assert got is None

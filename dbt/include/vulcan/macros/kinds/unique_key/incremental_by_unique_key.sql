@@ -81,7 +81,7 @@
   {%- if not new_table and 'ignore' in (cfg.on_additive_change, cfg.on_destructive_change) -%}
     {%- set target = none -%}
     {%- if relation is not none and dbt_vulcan._vulcan_uk_names_table(spec, names) -%}
-      {%- set table_columns = adapter.get_columns_in_relation(relation) -%}
+      {%- set table_columns = dbt_vulcan.vulcan_table_columns(relation) -%}
       {%- set target = dbt_vulcan._vulcan_unique_key_table_after_change(cfg, table_columns, query_columns) -%}
     {%- endif -%}
   {%- endif -%}
