@@ -11,20 +11,34 @@
   {% do dbt_vulcan.vulcan_check_extras(cfg) %}
   {%- set tags = dbt_vulcan.vulcan_tags(cfg) -%}
   {%- if tags -%}{% do dbt_vulcan.vulcan_check_tags(cfg, tags, this) %}{%- endif -%}
-  {%- set existing_relation = load_cached_relation(this) -%}
+  {%- if state.virtual is none -%}
+    {%- set target_relation = this.incorporate(type='table') -%}
+    {%- set existing_relation = load_cached_relation(this) -%}
+    {%- set view_existing = none -%}
+  {%- else -%}
+    {#- the virtual layer: the model's rows in its version's physical table, `this` its view
+        (environments/); a version prod's view points at is only read by another environment -#}
+    {%- set view_existing = dbt_vulcan.vulcan_check_view_slot(cfg) -%}
+    {%- set target_relation = state.virtual.resolved.relation -%}
+    {%- set existing_relation = dbt_vulcan.vulcan_physical_existing(target_relation, state.rows) -%}
+    {%- if state.virtual.resolved.reuse and existing_relation is not none -%}
+      {{ return({'cfg': cfg, 'state': state, 'target_relation': target_relation, 'existing_relation': existing_relation, 'rebuild': false, 'reuse': true, 'view_existing': view_existing}) }}
+    {%- endif -%}
+    {%- set cfg = dbt_vulcan.vulcan_windowed_cfg(cfg, state.virtual.ctx) -%}
+  {%- endif -%}
   {%- set full_refresh = should_full_refresh() and existing_relation is not none and dbt_vulcan.vulcan_full_refresh(cfg) -%}
   {#- the stages a stopped run may have left are looked for every run, or while the log names
       one (engine/stage.sql) -#}
   {%- set named = none if dbt_vulcan.vulcan_lists_stages(cfg) else dbt_vulcan.vulcan_pending_stages(state.rows) -%}
   {%- if existing_relation is not none and existing_relation.type == 'table' -%}
-    {%- set replayed = dbt_vulcan.vulcan_recover_interrupted_write(this.incorporate(type='table'), cfg, named) if named != [] else [] -%}
+    {%- set replayed = dbt_vulcan.vulcan_recover_interrupted_write(target_relation, cfg, named) if named != [] else [] -%}
     {#- a write a stopped run left unrecorded: recorded, or due again (engine/write_check.sql) -#}
-    {% do dbt_vulcan.vulcan_settle_writes(this.incorporate(type='table'), cfg, state.rows, replayed) %}
+    {% do dbt_vulcan.vulcan_settle_writes(target_relation, cfg, state.rows, replayed) %}
   {%- elif state.rows and named != [] -%}
     {#- the log knows the model but its table is gone (dropped by hand, a view in its place):
         a stage a stopped run left beside the old table is dropped, never replayed over the
         table this run builds -#}
-    {%- for stale in dbt_vulcan.vulcan_stale_stages(this.incorporate(type='table')) -%}
+    {%- for stale in dbt_vulcan.vulcan_stale_stages(target_relation) -%}
       {% do adapter.drop_relation(stale) %}
     {%- endfor -%}
   {%- endif -%}
@@ -38,9 +52,10 @@
   {{ return({
     'cfg': cfg,
     'state': state,
-    'target_relation': this.incorporate(type='table'),
+    'target_relation': target_relation,
     'existing_relation': existing_relation,
     'rebuild': rebuild,
+    'view_existing': view_existing,
   }) }}
 {% endmacro %}
 

@@ -53,7 +53,7 @@
     {%- endif %}
     {{ dbt_vulcan.vulcan_cluster_by_clause(cfg) }}
     {{ clustered_cols(label="clustered by") }}
-    {{ dbt_vulcan.vulcan_location_clause() }}
+    {{ dbt_vulcan.vulcan_location_clause(relation) }}
     {{ comment_clause() }}
     {{ tblproperties_clause() }}
     {%- if not table_format %}

@@ -36,6 +36,8 @@
     refused is refused before the target is touched. -#}
 {% macro vulcan_materialize(kind, steps) %}
   {%- set begin = dbt_vulcan.vulcan_begin(kind) -%}
+  {#- the virtual layer: another environment on prod's version writes nothing (environments/) -#}
+  {%- if begin.get('reuse') -%}{{ return(dbt_vulcan.vulcan_virtual_reuse(begin)) }}{%- endif -%}
   {%- set cfg, target_relation = begin.cfg, begin.target_relation -%}
   {%- if steps.get('validate') -%}{% do steps.validate(cfg) %}{%- endif -%}
 
@@ -108,8 +110,20 @@
   {%- if cfg.get('liquid_clustered_by') or cfg.get('auto_liquid_cluster') or cfg.get('zorder') -%}
     {% do dbt_vulcan.vulcan_optimize(target_relation, cfg, written | length > 0) %}
   {%- endif -%}
+  {%- set relations = [target_relation] -%}
+  {%- if begin.state.virtual is not none -%}
+    {#- the view over the physical table, once its rows are complete for this run: a run
+        stopped before here leaves the view on the version it had (environments/view.sql) -#}
+    {%- set refresh = created or plan.fingerprint_changed or steps.get('schema_change') == 'every_run' -%}
+    {%- set view = dbt_vulcan.vulcan_point_view(begin, refresh) -%}
+    {% do apply_grants(view, config.get('grants'), should_revoke(begin.view_existing, full_refresh_mode=begin.view_existing is none)) %}
+    {%- do relations.append(view) -%}
+    {%- if not written and not created and begin.state.virtual.resolved.pointer != begin.state.virtual.resolved.key -%}
+      {% do store_raw_result('main', message='reused ' ~ begin.state.virtual.resolved.key, code='OK', rows_affected=-1) %}
+    {%- endif -%}
+  {%- endif -%}
   {{ run_hooks(post_hooks) }}
-  {{ return({'relations': [target_relation]}) }}
+  {{ return({'relations': relations}) }}
 {% endmacro %}
 
 {% macro _vulcan_contract_order(cfg, relation, created, projection) %}

@@ -20,10 +20,18 @@
   {%- set relation_key = dbt_vulcan.vulcan_relation_key(relation) -%}
   {#- the parents' rows in the same read (planning/upstream.sql: the intervals wait for them) -#}
   {%- set parents = dbt_vulcan.vulcan_upstream_models(node) if dbt_vulcan.vulcan_node_config(node).get('start') is not none else [] -%}
-  {%- set by_key = dbt_vulcan.vulcan_log_read([relation_key] + dbt_vulcan.vulcan_upstream_keys(parents)) -%}
+  {%- if dbt_vulcan.vulcan_virtual() -%}
+    {#- the virtual layer: the physical table this environment writes, from the same one read
+        (environments/resolve.sql) -#}
+    {%- set virtual = dbt_vulcan._vulcan_virtual_state(node, parents) -%}
+    {%- set by_key, relation_key = virtual.by_key, virtual.resolved.key -%}
+  {%- else -%}
+    {%- set virtual = none -%}
+    {%- set by_key = dbt_vulcan.vulcan_log_read([relation_key] + dbt_vulcan.vulcan_upstream_keys(parents)) -%}
+  {%- endif -%}
   {%- set rows = by_key.get(relation_key, []) -%}
   {%- set state = dbt_vulcan.vulcan_recorded_settings(rows, dbt_vulcan.vulcan_settings_key(node, kind)) -%}
-  {%- do state.update({'parents': parents, 'by_key': by_key, 'waits': none}) -%}
+  {%- do state.update({'parents': parents, 'by_key': by_key, 'waits': none, 'virtual': virtual}) -%}
   {%- if state.cfg is none -%}
     {%- set cfg = dbt_vulcan.vulcan_settings(node, kind) -%}
     {%- set cron = dbt_vulcan.vulcan_cron_parse(cfg.cron) -%}
@@ -34,7 +42,31 @@
     {%- do state.update({'cfg': cfg, 'cron': cron, 'record': {'settings': text, 'cron': cron} if text else none}) -%}
   {%- endif -%}
   {%- do state.update({'key': relation_key}) -%}
+  {%- if virtual is not none and state.cfg.forward_only and virtual.resolved.reuse -%}
+    {#- a forward_only model whose changed SQL prod's table has not run: previewed in a table
+        of this environment (environments/resolve.sql) -#}
+    {%- set fingerprint = dbt_vulcan.vulcan_fingerprint(node.raw_code, state.cfg, dbt_vulcan.vulcan_contract_signature(node)) -%}
+    {%- set resolved = dbt_vulcan.vulcan_virtual_resolve(virtual.ctx, node.unique_id, by_key, fingerprint) -%}
+    {%- if resolved.own -%}
+      {%- do virtual.update({'resolved': resolved}) -%}
+      {%- do state.update({'key': resolved.key, 'rows': by_key.get(resolved.key, [])}) -%}
+    {%- endif -%}
+  {%- endif -%}
   {{ return(state) }}
+{% endmacro %}
+
+{#- The virtual layer's part of the one read: {ctx, resolved (this model's choice), by_key},
+    the parents' rows also under their own relations' keys, where the upstream waits look. -#}
+{% macro _vulcan_virtual_state(node, parents) %}
+  {%- set ctx = dbt_vulcan.vulcan_virtual_context(node, dbt_vulcan.vulcan_run_vars(node.name).execution_time) -%}
+  {%- set by_key = dbt_vulcan.vulcan_log_read(ctx['keys'] | unique | list) -%}
+  {%- set done = {} -%}
+  {%- set resolved = dbt_vulcan.vulcan_virtual_resolve(ctx, node.unique_id, by_key, none, done) -%}
+  {%- for parent in parents if parent.unique_id in ctx.nodes -%}
+    {%- set chosen = dbt_vulcan.vulcan_virtual_resolve(ctx, parent.unique_id, by_key, none, done) -%}
+    {%- do by_key.update({dbt_vulcan.vulcan_node_state_key(parent): by_key.get(chosen.key, [])}) -%}
+  {%- endfor -%}
+  {{ return({'ctx': ctx, 'resolved': resolved, 'by_key': by_key}) }}
 {% endmacro %}
 
 {#- {rows, cfg, cron, settings_key, record: none} from the newest row that recorded settings of

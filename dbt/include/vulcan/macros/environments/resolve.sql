@@ -1,0 +1,129 @@
+{#- Which physical table a model run of the virtual layer writes and reads in this environment,
+    decided from the run's one read of the state log.
+
+    The read holds, for the model and every dbt-vulcan model above it: its pointer rows (which
+    physical table each environment's view points at), its shared version table's rows and, in
+    a non-prod environment, its environment-only table's rows. The choice, per model:
+    - prod: the version's shared table (built, or completed, by this run);
+    - another environment whose version prod's view points at: that table, read only: the run
+      writes nothing into it (`reuse`), its view points there;
+    - another environment, a version prod does not use: the shared table, built or completed by
+      this run, unless a partial history could not be completed later: with a dev window
+      (`vulcan_dev_start`) a model with `start` of a kind other than a time range (unique key,
+      SCD type 2), or a model reading itself, builds a table of this environment only, never
+      used by prod, and so does every model that reads such a table;
+    - a `forward_only` model keeps its version; another environment whose changed SQL prod's
+      table has not run yet previews it in a table of its own.
+    tests/oracle/environments.py (resolve) is the Python reference. -#}
+
+{#- {env, prod, is_prod, execution_time, window: the dev window's start or none, nodes: {unique_id: {node,
+     version, shared, own, pointer_key, parents: [unique_id]}} for the model and its dbt-vulcan
+     ancestors, keys: the log keys the run reads} -#}
+{% macro vulcan_virtual_context(node, execution_time) %}
+  {%- set env, prod = dbt_vulcan.vulcan_environment(), dbt_vulcan.vulcan_prod_environment() -%}
+  {%- set ctx = {'env': env, 'prod': prod, 'is_prod': env == prod, 'nodes': {}, 'keys': []} -%}
+  {%- do ctx.update({'window': dbt_vulcan.vulcan_dev_start(execution_time), 'execution_time': execution_time}) -%}
+  {%- set memo = {} -%}
+  {%- set todo = [node] -%}
+  {%- for current in todo if current.unique_id not in ctx.nodes -%}
+    {%- set version = dbt_vulcan.vulcan_node_version(current, memo) -%}
+    {%- set info = {
+      'node': current, 'version': version,
+      'shared': dbt_vulcan.vulcan_physical_relation(current, version),
+      'own': dbt_vulcan.vulcan_physical_relation(current, version, env),
+      'pointer_key': dbt_vulcan.vulcan_pointer_key(current),
+      'parents': [],
+    } -%}
+    {%- do ctx.nodes.update({current.unique_id: info}) -%}
+    {%- do ctx['keys'].extend([info.pointer_key, dbt_vulcan.vulcan_relation_key(info.shared)]) -%}
+    {%- if not ctx.is_prod -%}{%- do ctx['keys'].append(dbt_vulcan.vulcan_relation_key(info.own)) -%}{%- endif -%}
+    {%- for parent in dbt_vulcan.vulcan_virtual_parents(current) -%}
+      {%- do info.parents.append(parent.unique_id) -%}
+      {%- do todo.append(parent) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {{ return(ctx) }}
+{% endmacro %}
+
+{#- The nearest dbt-vulcan models a node reads (through dbt's own models, which the walk
+    passes), as graph nodes. -#}
+{% macro vulcan_virtual_parents(node) %}
+  {%- set found = {} -%}
+  {%- set seen = {} -%}
+  {%- set todo = ((node.get('depends_on') or {}).get('nodes') or []) | list -%}
+  {%- for id in todo if id not in seen -%}
+    {%- do seen.update({id: true}) -%}
+    {%- set parent = graph.nodes.get(id) -%}
+    {%- if parent is not none and parent.resource_type == 'model' -%}
+      {%- if dbt_vulcan.vulcan_is_virtual_node(parent) -%}
+        {%- do found.update({parent.unique_id: parent}) -%}
+      {%- else -%}
+        {%- do todo.extend(((parent.get('depends_on') or {}).get('nodes') or []) | list) -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(found.values() | sort(attribute='unique_id') | list) }}
+{% endmacro %}
+
+{#- {environment: {physical, version, at}}: what each environment's view points at, from a
+    model's pointer rows (in replay order: the latest row of an environment wins). -#}
+{% macro vulcan_pointers(rows) %}
+  {%- set out = {} -%}
+  {%- for row in rows if row.row_type == 'pointer' -%}
+    {%- set d = dbt_vulcan.vulcan_log_details(row) -%}
+    {%- if d.get('environment') -%}
+      {%- if d.get('physical') -%}
+        {%- do out.update({d.environment: {'physical': d.physical, 'version': row.fingerprint, 'at': row.at}}) -%}
+      {%- elif d.environment in out -%}
+        {%- do out.pop(d.environment) -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{% endmacro %}
+
+{#- The choice for one model (and, recursively, its dbt-vulcan ancestors; `done` keeps each
+    one's): {relation, key, version, own (an environment-only table), reuse (prod's table: read
+    only), pointers, pointer (this environment's current physical key or none)}. `fingerprint`:
+    the running model's, for a forward_only preview (none for its ancestors). -#}
+{% macro vulcan_virtual_resolve(ctx, unique_id, by_key, fingerprint=none, done=none) %}
+  {%- set done = done if done is not none else {} -%}
+  {%- if unique_id in done -%}{{ return(done[unique_id]) }}{%- endif -%}
+  {%- set info = ctx.nodes[unique_id] -%}
+  {%- set pointers = dbt_vulcan.vulcan_pointers(by_key.get(info.pointer_key, [])) -%}
+  {%- set shared_key = dbt_vulcan.vulcan_relation_key(info.shared) -%}
+  {%- set prod_uses = (pointers.get(ctx.prod) or {}).get('physical') == shared_key -%}
+  {%- set own = false -%}
+  {%- if not ctx.is_prod -%}
+    {%- set config = dbt_vulcan.vulcan_node_config(info.node) -%}
+    {%- if prod_uses -%}
+      {#- a forward_only change previewed: prod's table has not run this SQL -#}
+      {%- if fingerprint is not none and config.get('forward_only') -%}
+        {%- set latest = dbt_vulcan.vulcan_log_summary(by_key.get(shared_key, [])).latest -%}
+        {%- set own = latest is not none and latest.fingerprint != fingerprint -%}
+      {%- endif -%}
+    {%- elif ctx.window is not none and config.get('start') is not none and (config.get('materialized') != 'incremental_by_time_range' or dbt_vulcan.vulcan_reads_itself(info.node)) -%}
+      {%- set own = true -%}
+    {%- else -%}
+      {%- set st = {'own': false} -%}
+      {%- for parent in info.parents if not st.own -%}
+        {%- do st.update({'own': dbt_vulcan.vulcan_virtual_resolve(ctx, parent, by_key, none, done).own}) -%}
+      {%- endfor -%}
+      {%- set own = st.own -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set relation = info.own if own else info.shared -%}
+  {%- set resolved = {
+    'relation': relation, 'key': dbt_vulcan.vulcan_relation_key(relation), 'version': info.version,
+    'own': own, 'reuse': prod_uses and not own and not ctx.is_prod, 'pointers': pointers,
+    'pointer': (pointers.get(ctx.env) or {}).get('physical'), 'env': ctx.env,
+    'pointer_key': info.pointer_key,
+  } -%}
+  {%- do done.update({unique_id: resolved}) -%}
+  {{ return(resolved) }}
+{% endmacro %}
+
+{#- Whether a model's SQL reads its own table (`{{ this }}`). -#}
+{% macro vulcan_reads_itself(node) %}
+  {{ return(modules.re.search('\\{\\{-?\\s*this\\s*-?\\}\\}', node.raw_code or '') is not none) }}
+{% endmacro %}

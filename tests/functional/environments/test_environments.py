@@ -1,0 +1,179 @@
+"""Environments, the virtual layer (`vulcan_virtual: true`), on a real SparkSession, in both
+modes: versions in physical tables shared by every target, views in each target's schema, a
+dev run that reuses prod's versions and builds only what changed (within its dev window), a
+deploy and a rollback that are view swaps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from dbt.tests.util import write_file
+
+from tests.support.functional import STATE, model_statements, rows, run
+
+EXEC = {"vulcan_execution_time": "2025-01-11 01:00:00"}
+
+EVENTS = "event_id,customer_id,event_date,amount\n" + "".join(
+    f"{d * 2 + i},{(d + i) % 3},2025-01-{d:02d},{d + i}\n" for d in range(1, 11) for i in range(2)
+)
+
+CUSTOMERS = """{{ config(materialized='incremental_by_unique_key', unique_key='customer_id') }}
+select customer_id, count(*) as events from {{ ref('raw_events') }} group by customer_id
+"""
+
+DAILY = """{{ config(materialized='incremental_by_time_range',
+          meta={'time_column': 'event_date', 'start': '2025-01-01', 'cron': '@daily'}) }}
+select cast(event_date as date) as event_date, sum(amount) * FACTOR as revenue
+from {{ ref('raw_events') }}
+where cast(event_date as date) between @start_ds and @end_ds
+group by 1
+"""
+
+ROLLUP = """{{ config(materialized='incremental_by_time_range',
+          meta={'time_column': 'event_date', 'start': '2025-01-01', 'cron': '@daily'}) }}
+select event_date, revenue, revenue > 20 as big
+from {{ ref('daily') }}
+where event_date between @start_ds and @end_ds
+"""
+
+DATA_STATEMENTS = ("insert", "merge", "delete", "create table", "create or replace table")
+
+
+def rollup(project: Any, schema: str) -> list[tuple[Any, ...]]:
+    return rows(project, f"select event_date, revenue, big from {schema}.daily_rollup order by 1")
+
+
+def daily(factor: int) -> str:
+    return DAILY.replace("FACTOR", str(factor))
+
+
+def data_statements(logs_dir: str, name: str) -> list[str]:
+    """The statements of model `name` in the last invocation that write a table (the state
+    log's appends left out)."""
+    return [
+        s
+        for s in model_statements(logs_dir, name)
+        if s.lower().startswith(DATA_STATEMENTS) and STATE not in s
+    ]
+
+
+class TestEnvironments:
+    @pytest.fixture(scope="class")
+    def profiles_config_update(
+        self, dbt_profile_target: dict[str, Any], unique_schema: str
+    ) -> dict[str, Any]:
+        outputs = {
+            name: {**dbt_profile_target, "schema": unique_schema + suffix}
+            for name, suffix in (("default", ""), ("prod", ""), ("dev", "_dev"), ("ci", "_ci"))
+        }
+        return {"test": {"outputs": outputs, "target": "prod"}}
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self, unique_schema: str) -> dict[str, Any]:
+        return {
+            "vars": {
+                "vulcan_virtual": True,
+                "vulcan_physical_schema": unique_schema + "_physical",
+            }
+        }
+
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_events.csv": EVENTS}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"customers.sql": CUSTOMERS, "daily.sql": daily(1), "daily_rollup.sql": ROLLUP}
+
+    @pytest.fixture(scope="class", autouse=True)
+    def _other_schemas(self, project: Any) -> Any:
+        yield
+        for suffix in ("_dev", "_ci", "_physical"):
+            project.run_sql(f"drop schema if exists {project.test_schema}{suffix} cascade")
+
+    def physical_tables(self, project: Any) -> set[str]:
+        found = rows(project, f"show tables in {project.test_schema}_physical")
+        return {str(r[1]) for r in found}
+
+    def test_versions_views_dev_deploy_rollback(self, project: Any, logs_dir: str) -> None:
+        prod, dev, ci = (project.test_schema + s for s in ("", "_dev", "_ci"))
+        run("seed", "--target", "prod")
+        run("seed", "--target", "dev")
+        run("seed", "--target", "ci")
+
+        # prod builds every version; its relations are views over the physical tables
+        run("run", "--target", "prod", vars=EXEC)
+        tables = self.physical_tables(project)
+        assert len(tables) == 3 and all("__" in t for t in tables), tables
+        kinds = {str(r[1]): str(r[2]) for r in rows(project, f"show tables in {prod}")}
+        assert set(kinds) >= {"customers", "daily", "daily_rollup"}
+        views = {str(r[1]) for r in rows(project, f"show views in {prod}")}
+        assert {"customers", "daily", "daily_rollup"} <= views
+        before = rollup(project, prod)
+        assert len(before) == 10
+
+        # an unchanged project in a new dev target: no data statement, a view each, prod's rows
+        run("run", "--target", "dev", vars=EXEC)
+        for name in ("customers", "daily", "daily_rollup"):
+            assert data_statements(logs_dir, name) == [], name
+        assert self.physical_tables(project) == tables
+        assert rollup(project, dev) == before
+
+        # a change in dev, with a 3-day window: the changed model and its child get new
+        # versions, built for the window only; the unchanged one stays on prod's version
+        write_file(daily(2), project.project_root, "models", "daily.sql")
+        run("run", "--target", "dev", vars={**EXEC, "vulcan_dev_start": "3 days"})
+        assert data_statements(logs_dir, "customers") == []
+        assert data_statements(logs_dir, "daily") and data_statements(logs_dir, "daily_rollup")
+        changed = self.physical_tables(project) - tables
+        assert len(changed) == 2, changed
+        dev_rows = rows(project, f"select event_date, revenue from {dev}.daily order by 1")
+        assert [str(r[0]) for r in dev_rows] == ["2025-01-08", "2025-01-09", "2025-01-10"]
+        prod_rows = dict(rows(project, f"select event_date, revenue from {prod}.daily"))
+        assert all(r[1] == 2 * prod_rows[r[0]] for r in dev_rows)
+        # prod still reads its own versions
+        assert rollup(project, prod) == before
+
+        # CI builds the change in full: it completes the versions dev began (nothing twice)
+        run("run", "--target", "ci", vars=EXEC)
+        assert len(rows(project, f"select * from {ci}.daily")) == 10
+        assert self.physical_tables(project) - tables == changed
+        assert data_statements(logs_dir, "daily")
+        # the new version's intervals: the window from dev, the rest from CI, none twice
+        (new_daily,) = (t for t in changed if t.startswith("daily__"))
+        processed = rows(
+            project,
+            f"select interval_start, interval_end, invocation_id from {STATE} "
+            f"where relation = '{project.test_schema}_physical.{new_daily}' "
+            "and row_type = 'processed' order by interval_start",
+        )
+        assert [(str(r[0])[:10], str(r[1])[:10]) for r in processed] == [
+            ("2025-01-01", "2025-01-08"),
+            ("2025-01-08", "2025-01-11"),
+        ]
+        assert len({r[2] for r in processed}) == 2
+
+        # the deploy: prod's run of the merged code swaps views, writes nothing
+        run("run", "--target", "prod", vars=EXEC)
+        assert data_statements(logs_dir, "daily") == []
+        assert data_statements(logs_dir, "daily_rollup") == []
+        deployed = rollup(project, prod)
+        assert deployed == rollup(project, ci)
+        assert [r[1] for r in deployed] == [2 * r[1] for r in before]
+
+        # the rollback: the old SQL points prod's views back at the old versions
+        write_file(daily(1), project.project_root, "models", "daily.sql")
+        run("run", "--target", "prod", vars=EXEC)
+        assert data_statements(logs_dir, "daily") == []
+        assert data_statements(logs_dir, "daily_rollup") == []
+        assert rollup(project, prod) == before
+
+        # the pointers are in the state log: prod's view moved three times per model
+        pointers = rows(
+            project,
+            f"select relation, details from {STATE} where row_type = 'pointer' "
+            f"and relation like '{project.test_schema}_physical.daily'",
+        )
+        envs = sorted(str(r[1]).split('"environment": "')[1].split('"')[0] for r in pointers)
+        assert envs == ["ci", "dev", "dev", "prod", "prod", "prod"], envs
