@@ -51,6 +51,8 @@ ABANDONED = "abandoned"
 # a stage about to be created by a run of a model that does not look for stale stages every
 # run (engine/stage.sql): pending until a later `processed` or `abandoned` row, or a reset
 STAGING = "staging"
+# the virtual layer: which physical table an environment's view points at (environments/)
+POINTER = "pointer"
 _KINDS = (PROCESSED, REMOVED)
 
 
@@ -217,13 +219,15 @@ def compact(rows: Iterable[StateRow]) -> list[StateRow]:
     range (the last run of a kind without intervals) keeps that row too; otherwise relations
     with nothing processed yield no rows. A relation with a restatement pending keeps its
     rows as they are, in the order they are read (:func:`kept_relations` names
-    them).
+    them). The pointer rows of the virtual layer (which physical table each environment's view
+    points at) are kept as they are, in read order: they are the environments' history.
     """
     out: list[StateRow] = []
     for relation, group in sorted(_group(rows).items()):
         if has_pending(group):
             out.extend(sorted(group, key=_read_order))
         else:
+            out.extend(sorted((r for r in group if r.kind == POINTER), key=_read_order))
             out.extend(_compact_relation(relation, group))
     return out
 

@@ -5,10 +5,12 @@ deploy and a rollback that are view swaps."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt.tests.util import write_file
+from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
 
 from tests.support.functional import STATE, model_statements, rows, run
 
@@ -38,6 +40,17 @@ where event_date between @start_ds and @end_ds
 """
 
 DATA_STATEMENTS = ("insert", "merge", "delete", "create table", "create or replace table")
+
+
+def op(capsys: Any, target: str, name: str, expect_pass: bool = True, **args: Any) -> str:
+    """What run-operation `name` printed in `target` (its log, when it fails)."""
+    capsys.readouterr()
+    cmd = ["run-operation", name, "--target", target, "--args", json.dumps(args)]
+    if not expect_pass:
+        _, log = run_dbt_and_capture(cmd, expect_pass=False)
+        return str(log)
+    run_dbt(cmd)
+    return str(capsys.readouterr().out)
 
 
 def rollup(project: Any, schema: str) -> list[tuple[Any, ...]]:
@@ -177,3 +190,72 @@ class TestEnvironments:
         )
         envs = sorted(str(r[1]).split('"environment": "')[1].split('"')[0] for r in pointers)
         assert envs == ["ci", "dev", "dev", "prod", "prod", "prod"], envs
+
+    def test_plan_shows_the_differences_from_prod(self, project: Any, capsys: Any) -> None:
+        # after the rollback prod is on the first versions; dev's code changes again, gains a
+        # model and loses one
+        write_file(daily(2), project.project_root, "models", "daily.sql")
+        write_file(CUSTOMERS, project.project_root, "models", "extra.sql")
+        customers = Path(project.project_root) / "models" / "customers.sql"
+        customers.unlink()
+        try:
+            out = op(capsys, "dev", "vulcan_plan", execution_time="2025-01-11 01:00:00")
+        finally:
+            write_file(CUSTOMERS, project.project_root, "models", "customers.sql")
+            (Path(project.project_root) / "models" / "extra.sql").unlink()
+            write_file(daily(1), project.project_root, "models", "daily.sql")
+        head = out[out.index("Differences from the `prod` environment") :]
+        head = head[: head.index("\n\n")]
+        assert head.splitlines()[1:] == [
+            "Models:",
+            "├── Added:",
+            "│   └── extra",
+            "├── Directly Modified:",
+            "│   └── daily",
+            "├── Indirectly Modified:",
+            "│   └── daily_rollup",
+            "└── Removed:",
+            "    └── customers",
+        ], head
+        # prod compared with itself shows no differences; dev (the first code again) against
+        # CI (on the changed versions) with compare_to
+        out = op(capsys, "prod", "vulcan_plan", execution_time="2025-01-11 01:00:00")
+        assert "Differences from" not in out
+        out = op(capsys, "dev", "vulcan_plan", execution_time="2025-01-11", compare_to="ci")
+        head = out[out.index("Differences from the `ci` environment") :]
+        assert head[: head.index("\n\n")].splitlines()[1:] == [
+            "Models:",
+            "├── Directly Modified:",
+            "│   └── daily",
+            "└── Indirectly Modified:",
+            "    └── daily_rollup",
+        ]
+
+    def test_drop_environment_and_janitor(self, project: Any, capsys: Any) -> None:
+        dev, physical = project.test_schema + "_dev", project.test_schema + "_physical"
+        tables = self.physical_tables(project)
+        assert len(tables) == 5  # the first versions, the changed ones, and customers
+        # prod's tables are in use: nothing is dropped, however short the TTL
+        out = op(capsys, "prod", "vulcan_janitor", ttl=0, execution_time="2099-01-01")
+        assert "dropped 0 physical tables" in out, out
+        # dropping dev and CI leaves the changed versions unused
+        out = op(capsys, "prod", "vulcan_drop_environment", environment="dev")
+        assert "3 views dropped" in out, out
+        assert not rows(project, f"show views in {dev}")
+        op(capsys, "ci", "vulcan_drop_environment")
+        out = op(capsys, "prod", "vulcan_janitor", ttl="7 days", execution_time="2099-01-01")
+        assert "dropped 2 physical tables" in out, out
+        assert len(self.physical_tables(project)) == 3
+        gone = tables - self.physical_tables(project)
+        assert all(name.startswith(("daily__", "daily_rollup__")) for name in gone)
+        left = rows(
+            project,
+            f"select count(*) from {STATE} where relation in "
+            f"({', '.join(repr(f'{physical}.{t}') for t in gone)})",
+        )
+        assert left == [(0,)]
+        # prod still reads its versions
+        assert len(rollup(project, project.test_schema)) == 10
+        # prod refuses to be dropped
+        out = op(capsys, "prod", "vulcan_drop_environment", expect_pass=False)
+        assert "is the prod environment" in out

@@ -65,7 +65,7 @@
   {{ return(found.values() | sort(attribute='unique_id') | list) }}
 {% endmacro %}
 
-{#- {environment: {physical, version, at}}: what each environment's view points at, from a
+{#- {environment: {physical, version, at, identity, own, view, model_id}}: what each environment's view points at, from a
     model's pointer rows (in replay order: the latest row of an environment wins). -#}
 {% macro vulcan_pointers(rows) %}
   {%- set out = {} -%}
@@ -73,7 +73,7 @@
     {%- set d = dbt_vulcan.vulcan_log_details(row) -%}
     {%- if d.get('environment') -%}
       {%- if d.get('physical') -%}
-        {%- do out.update({d.environment: {'physical': d.physical, 'version': row.fingerprint, 'at': row.at}}) -%}
+        {%- do out.update({d.environment: {'physical': d.physical, 'version': row.fingerprint, 'at': row.at, 'identity': d.get('identity'), 'own': d.get('own', false), 'view': d.get('view'), 'model_id': row.model_id}}) -%}
       {%- elif d.environment in out -%}
         {%- do out.pop(d.environment) -%}
       {%- endif -%}

@@ -28,6 +28,12 @@
   {{ return(version) }}
 {% endmacro %}
 
+{#- A hash of what of the node itself its version hashes (its parents left out): what tells a
+    model changed directly from one whose parents changed (vulcan_plan's differences). -#}
+{% macro vulcan_node_identity(node) %}
+  {{ return(local_md5(tojson(dbt_vulcan._vulcan_version_identity(node).parts))[:10]) }}
+{% endmacro %}
+
 {#- {parts: what of the node itself its version hashes, forward_only} -#}
 {% macro _vulcan_version_identity(node) %}
   {%- if node.get('resource_type') == 'source' -%}

@@ -1,28 +1,41 @@
 {#- Shared by the operations: the selected dbt-vulcan models, which of them a term named (not
     only reached through a graph operator) and whether their tables exist. Run-operations do
     not run the on-run-start hook, so the state table is created here. -#}
-{% macro _vulcan_operation_models(select) %}
+{#- With the virtual layer (environments/), a model's table is the physical table this
+    environment uses (`virtual`: vulcan_virtual_targets, whose one read holds the log rows the
+    operation needs), and it exists when the log has rows of it. -#}
+{% macro _vulcan_operation_models(select, execution_time=none) %}
   {% do dbt_vulcan.vulcan_create_state_table() %}
   {%- set selected = dbt_vulcan._vulcan_select(graph.nodes.values() | list, select) -%}
   {%- set exists = {} -%}
-  {%- for node in selected.nodes -%}
-    {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias or node.name) -%}
-    {% do exists.update({node.unique_id: relation is not none}) %}
-  {%- endfor -%}
-  {{ return({'nodes': selected.nodes, 'named': selected.named, 'exists': exists}) }}
+  {%- set virtual = none -%}
+  {%- if dbt_vulcan.vulcan_virtual() -%}
+    {%- set virtual = dbt_vulcan.vulcan_virtual_targets(selected.nodes, execution_time or dbt_vulcan.vulcan_run_vars(none, {}).execution_time) -%}
+    {%- for node in selected.nodes -%}
+      {% do exists.update({node.unique_id: virtual.by_key.get(virtual.resolved[node.unique_id].key, []) | length > 0}) %}
+    {%- endfor -%}
+  {%- else -%}
+    {%- for node in selected.nodes -%}
+      {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias or node.name) -%}
+      {% do exists.update({node.unique_id: relation is not none}) %}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return({'nodes': selected.nodes, 'named': selected.named, 'exists': exists, 'virtual': virtual}) }}
 {% endmacro %}
 
-{#- The one read of the log for the operations: {by_key: the rows of `nodes` and of the upstream
-    models they wait for (planning/upstream.sql), parents: {unique_id: those upstream nodes}}. -#}
-{% macro _vulcan_op_read_with_upstream(nodes) %}
+{#- The one read of the log for the operations: {by_key: the rows of `found`'s models and of the
+    upstream models they wait for (planning/upstream.sql), parents: {unique_id: those upstream
+    nodes}}; with the virtual layer, the read vulcan_virtual_targets made. -#}
+{% macro _vulcan_op_read_with_upstream(found) %}
   {%- set keys = [] -%}
   {%- set parents = {} -%}
-  {%- for node in nodes -%}
+  {%- for node in found.nodes -%}
     {%- do keys.append(dbt_vulcan.vulcan_node_state_key(node)) -%}
     {%- do parents.update({node.unique_id: dbt_vulcan.vulcan_upstream_models(node)}) -%}
     {%- do keys.extend(dbt_vulcan.vulcan_upstream_keys(parents[node.unique_id])) -%}
   {%- endfor -%}
-  {{ return({'by_key': dbt_vulcan.vulcan_log_read(keys | unique | list), 'parents': parents}) }}
+  {%- set by_key = found.virtual.by_key if found.virtual is not none else dbt_vulcan.vulcan_log_read(keys | unique | list) -%}
+  {{ return({'by_key': by_key, 'parents': parents}) }}
 {% endmacro %}
 
 {#- The dbt-vulcan models (resource type model, materialized as one of the kinds) that `select`
@@ -189,6 +202,7 @@
 {% endmacro %}
 
 {#- A model's table as a relation (what `{{ this }}` names when it runs) -#}
-{% macro _vulcan_op_relation(node) %}
+{% macro _vulcan_op_relation(node, found) %}
+  {%- if found.virtual is not none -%}{{ return(found.virtual.resolved[node.unique_id].relation) }}{%- endif -%}
   {{ return(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name, type='table')) }}
 {% endmacro %}

@@ -5,7 +5,8 @@
   {%- set count = dbt_vulcan._vulcan_op_limit(limit) -%}
   {%- set keys = [] -%}
   {%- for node in found.nodes -%}{%- do keys.append(dbt_vulcan.vulcan_node_state_key(node)) -%}{%- endfor -%}
-  {{ print(dbt_vulcan._vulcan_op_format_history(found.nodes, dbt_vulcan.vulcan_log_read(keys), count)) }}
+  {%- set by_key = found.virtual.by_key if found.virtual is not none else dbt_vulcan.vulcan_log_read(keys) -%}
+  {{ print(dbt_vulcan._vulcan_op_format_history(found.nodes, by_key, count)) }}
 {% endmacro %}
 
 {#- `limit` as a whole number (Python's int(): an integer, a float truncated, or an integer

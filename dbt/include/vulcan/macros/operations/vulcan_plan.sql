@@ -2,11 +2,14 @@
     Per model: processed coverage, missing intervals, the batches the next `dbt run` (with the
     same vars) executes, pending restatements, and models changed since they were recorded.
     The batches come from vulcan_model_plan, the planner the materializations run, so the
-    prediction is what the next run executes. -#}
-{% macro vulcan_plan(select=none, start=none, end=none, execution_time=none) %}
-  {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
+    prediction is what the next run executes. With the virtual layer (`vulcan_virtual`), the
+    plan starts with the differences between this environment (the target) and prod, or the
+    environment `compare_to` names: models added, directly modified, indirectly modified and
+    removed (environments/differences.sql). -#}
+{% macro vulcan_plan(select=none, start=none, end=none, execution_time=none, compare_to=none) %}
   {%- set run = dbt_vulcan.vulcan_run_vars(none, {'vulcan_start': start, 'vulcan_end': end, 'vulcan_execution_time': execution_time}) -%}
-  {%- set read = dbt_vulcan._vulcan_op_read_with_upstream(found.nodes) -%}
+  {%- set found = dbt_vulcan._vulcan_operation_models(select, run.execution_time) -%}
+  {%- set read = dbt_vulcan._vulcan_op_read_with_upstream(found) -%}
   {%- set by_key, parents = read.by_key, read.parents -%}
   {%- set reports = dbt_vulcan._vulcan_op_reports(found.nodes, found.exists, by_key, run, {}) -%}
   {#- planned in DAG order, as `dbt run` of the same selection runs them: a model waits for
@@ -16,11 +19,15 @@
   {%- set plans = {} -%}
   {%- for node in found.nodes -%}
     {%- set checked = dbt_vulcan.vulcan_cfg_run(node, node.config.materialized) -%}
-    {%- if not checked.message -%}
+    {#- with the virtual layer: a version prod uses is not written by another environment, and
+        another environment backfills from its dev window (environments/) -#}
+    {%- set reused = found.virtual is not none and found.virtual.resolved[node.unique_id].reuse -%}
+    {%- if not checked.message and not reused -%}
       {%- set key = dbt_vulcan.vulcan_node_state_key(node) -%}
-      {%- set relation = dbt_vulcan._vulcan_op_relation(node) -%}
+      {%- set relation = dbt_vulcan._vulcan_op_relation(node, found) -%}
+      {%- set cfg = dbt_vulcan.vulcan_windowed_cfg(checked.settings, found.virtual.ctx) if found.virtual is not none else checked.settings -%}
       {%- set state = {'rows': as_run.get(key, []), 'parents': parents[node.unique_id], 'by_key': as_run, 'waits': none, 'cron': none, 'settings_key': none, 'record': none} -%}
-      {%- set plan = dbt_vulcan.vulcan_model_plan(checked.settings, relation, not found.exists[node.unique_id], node, run, state) -%}
+      {%- set plan = dbt_vulcan.vulcan_model_plan(cfg, relation, not found.exists[node.unique_id], node, run, state) -%}
       {%- do plans.update({node.unique_id: plan}) -%}
       {%- do as_run.update({key: as_run.get(key, []) + dbt_vulcan._vulcan_plan_rows_as_run(key, plan)}) -%}
     {%- endif -%}
@@ -31,7 +38,11 @@
       {%- do r.update({'batches': plan.batches, 'changed': plan.fingerprint_changed, 'held': plan.held}) -%}
     {%- endif -%}
   {%- endfor -%}
-  {{ print(dbt_vulcan._vulcan_op_format_plan(reports, run.execution_time)) }}
+  {%- set text = dbt_vulcan._vulcan_op_format_plan(reports, run.execution_time) -%}
+  {%- if found.virtual is not none -%}
+    {%- set text = dbt_vulcan.vulcan_environment_differences(found, compare_to) ~ text -%}
+  {%- endif -%}
+  {{ print(text) }}
 {% endmacro %}
 
 {#- The log rows a model's planned batches would add once run: a rebuild's reset marker, then

@@ -10,7 +10,7 @@
     recorded. -#}
 {% macro vulcan_restate(select=none, start=none, end=none) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
-  {%- set planned = dbt_vulcan._vulcan_op_restatements(found.nodes, start, end, found.named if select else none) -%}
+  {%- set planned = dbt_vulcan._vulcan_op_restatements(found.nodes, start, end, found.named if select else none, found.virtual) -%}
   {%- set values = [] -%}
   {%- set messages = [] -%}
   {%- for item in planned -%}
@@ -38,8 +38,10 @@
     disable_restatement that is not named is skipped (`skipped`: 'disable_restatement', no
     range), one that is named is refused; so is a model with forward_only whose kind only
     supports full-history restatement (`skipped`: 'forward_only'): the next run would rebuild
-    it. -#}
-{% macro _vulcan_op_restatements(nodes, start, end, named=none) %}
+    it. With the virtual layer (`virtual`: vulcan_virtual_targets) the relation is the physical
+    table this environment uses; another environment cannot restate a version prod's view
+    points at (its runs never write there). -#}
+{% macro _vulcan_op_restatements(nodes, start, end, named=none, virtual=none) %}
   {%- if start is none or end is none -%}
     {{ exceptions.raise_compiler_error('vulcan_restate: both start and end are required (dates)') }}
   {%- endif -%}
@@ -57,11 +59,15 @@
     {%- set kind = node.config.materialized -%}
     {%- set checked = dbt_vulcan.vulcan_cfg_run(node, kind) -%}
     {%- set owner = "model '" ~ node.name ~ "' (" ~ kind ~ ')' -%}
+    {%- set chosen_table = virtual.resolved[node.unique_id] if virtual is not none else none -%}
+    {%- set relation = {'schema': chosen_table.relation.schema, 'identifier': chosen_table.relation.identifier} if chosen_table is not none else {'schema': node.schema, 'identifier': node.alias or node.name} -%}
     {%- if checked.message -%}
       {%- do problems.append(checked.message) -%}
+    {%- elif chosen_table is not none and chosen_table.reuse -%}
+      {%- do problems.append(owner ~ ": environment '" ~ chosen_table.env ~ "' uses prod's version (" ~ chosen_table.key ~ '), which only prod restates: run vulcan_restate with the prod target, or change the model in this environment first') -%}
     {%- elif checked.settings.disable_restatement and named is not none and node.unique_id not in named -%}
       {%- do out.append({
-        'relation': {'schema': node.schema, 'identifier': node.alias or node.name},
+        'relation': relation,
         'name': node.name, 'model_id': node.unique_id, 'start': none, 'end': none,
         'full': false, 'warning': none, 'skipped': 'disable_restatement',
       }) -%}
@@ -69,7 +75,7 @@
       {%- do problems.append('disable_restatement: true does not allow restating ' ~ owner ~ '; set disable_restatement false to allow it') -%}
     {%- elif checked.settings.forward_only and kind != 'incremental_by_time_range' and named is not none and node.unique_id not in named -%}
       {%- do out.append({
-        'relation': {'schema': node.schema, 'identifier': node.alias or node.name},
+        'relation': relation,
         'name': node.name, 'model_id': node.unique_id, 'start': none, 'end': none,
         'full': false, 'warning': none, 'skipped': 'forward_only',
       }) -%}
@@ -91,7 +97,7 @@
         {%- endif -%}
       {%- endif -%}
       {%- do out.append({
-        'relation': {'schema': node.schema, 'identifier': node.alias or node.name},
+        'relation': relation,
         'name': node.name, 'model_id': node.unique_id, 'start': fmt(chosen[0]), 'end': fmt(chosen[1]),
         'full': full, 'warning': warning, 'skipped': none,
       }) -%}

@@ -12,7 +12,7 @@
     {%- if parsed.error -%}{{ exceptions.raise_compiler_error(parsed.error) }}{%- endif -%}
     {%- do window.update({name: parsed.time}) -%}
   {%- endfor -%}
-  {%- set read = dbt_vulcan._vulcan_op_read_with_upstream(found.nodes) -%}
+  {%- set read = dbt_vulcan._vulcan_op_read_with_upstream(found) -%}
   {%- set by_key, parents = read.by_key, read.parents -%}
   {%- set reports = dbt_vulcan._vulcan_op_reports(found.nodes, found.exists, by_key, run, {}) -%}
   {#- what each model's missing intervals wait for (planning/upstream.sql) -#}
@@ -22,7 +22,7 @@
     {%- if not r.error and r.tracked and r.missing -%}
       {%- set cfg = dbt_vulcan.vulcan_cfg_run(node, node.config.materialized).settings -%}
       {%- set held = {'waiting': []} -%}
-      {%- set signals = dbt_vulcan.vulcan_signal_waits(cfg, dbt_vulcan._vulcan_op_relation(node), r.missing[0][0], r.missing[-1][1], run.execution_time) -%}
+      {%- set signals = dbt_vulcan.vulcan_signal_waits(cfg, dbt_vulcan._vulcan_op_relation(node, found), r.missing[0][0], r.missing[-1][1], run.execution_time) -%}
       {%- for w in dbt_vulcan.vulcan_upstream_waits(cfg, parents[node.unique_id], by_key) + signals -%}
         {%- set since = [] -%}
         {%- for u in w.unready -%}

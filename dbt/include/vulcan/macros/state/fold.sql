@@ -57,6 +57,22 @@
   {{ return(true) }}
 {% endmacro %}
 
+{#- Removes relation `key`'s rows `rows` (read just before) from the log, keeping any appended
+    after the read: the janitor's, for a physical table it dropped. Returns false (nothing
+    removed) for a Delta or Iceberg state table from before its partitioning by relation. -#}
+{% macro vulcan_state_remove_relation(key, rows) %}
+  {%- set state = dbt_vulcan.vulcan_state_relation() -%}
+  {%- if not rows -%}{{ return(true) }}{%- endif -%}
+  {%- if dbt_vulcan.vulcan_state_file_format() == 'parquet' -%}
+    {% do dbt_vulcan.vulcan_state_drop_appends(state, key, rows) %}
+  {%- elif dbt_vulcan.vulcan_state_by_relation(state) -%}
+    {% do run_query(dbt_vulcan._vulcan_state_fold_overwrite_sql(state, key, rows, [])) %}
+  {%- else -%}
+    {{ return(false) }}
+  {%- endif -%}
+  {{ return(true) }}
+{% endmacro %}
+
 {#- Parquet: drops the appends (partitions) the rows `rows` of relation `key` came from, 500 a
     statement. -#}
 {% macro vulcan_state_drop_appends(state, key, rows) %}

@@ -9,7 +9,7 @@
     is the test oracle (tests/unit/macros/state/test_log_macros.py). -#}
 
 {#- {relation key: [row, ...] in replay order} for the relations in `keys` (every relation
-    when `keys` is none). A row: {relation, model_id, start, end, row_type, fingerprint,
+    when `keys` is none; then only the rows of `row_type` when given). A row: {relation, model_id, start, end, row_type, fingerprint,
     invocation_id, at, seq, details, append_id}; start, end and at (recorded_at) in
     microseconds; append_id: the parquet append (partition) that holds it, '' on Delta and
     Iceberg (state/fold.sql drops a folded log's appends).
@@ -18,7 +18,7 @@
     for each one the first time); the times are parsed and the rows ordered here. A time comes
     as the text the log stores ('YYYY-MM-DD HH:MM:SS[.ffffff]', UTC) or, through dbt's result
     table, already as a naive datetime; a fingerprint of digits only as a number. -#}
-{% macro vulcan_log_read(keys=none) %}
+{% macro vulcan_log_read(keys=none, row_type=none) %}
   {%- set by_key = {} -%}
   {%- if keys is not none and keys | length == 0 -%}{{ return(by_key) }}{%- endif -%}
   {%- set quoted = [] -%}
@@ -29,6 +29,8 @@
     from {{ dbt_vulcan.vulcan_state_relation() }}
     {%- if keys is not none %}
     where relation in ({{ quoted | join(', ') }})
+    {%- elif row_type is not none %}
+    where row_type = {{ dbt_vulcan.vulcan_sql_string(row_type) }}
     {%- endif %}
   {%- endset -%}
   {% do dbt_vulcan.vulcan_refresh_state() %}
@@ -132,7 +134,8 @@
     A relation with something pending (restated ranges, or a full-history restatement, not
     recomputed yet; a write not settled yet) keeps its rows as they are, in replay order:
     compacted, what is pending would be lost (the fold does not fold such a log either,
-    state/fold.sql). Its key is appended to `kept` when a list is given. -#}
+    state/fold.sql). Its key is appended to `kept` when a list is given. The pointer rows of the
+    virtual layer (environments/) are kept as they are. -#}
 {% macro vulcan_log_compact(by_key, kept=none) %}
   {%- set out = [] -%}
   {%- for key in by_key | sort -%}
@@ -142,6 +145,8 @@
       {%- do out.extend(rows) -%}
       {%- if kept is not none -%}{%- do kept.append(key) -%}{%- endif -%}
     {%- else -%}
+      {#- the virtual layer's pointer rows are the environments' history: kept as they are -#}
+      {%- do out.extend(rows | selectattr('row_type', 'equalto', 'pointer') | list) -%}
       {%- set ranges = summary.processed -%}
       {%- set latest = {} -%}
       {#- an empty range (an untracked kind's run) adds nothing to a range it falls in -#}

@@ -1,0 +1,51 @@
+{#- What vulcan_plan shows first with the virtual layer: how this environment's models differ
+    from another environment's (prod, or `compare_to`), as SQLMesh's plan shows it.
+
+    Per selected model, against the version the other environment's view points at: added (it
+    has none), directly modified (the model's own code or row-shaping config differs), or
+    indirectly modified (only models above it differ); models the other environment has but
+    this project no longer defines are removed (one more read: every pointer row). The same
+    environment compared with itself shows nothing. -#}
+{% macro vulcan_environment_differences(found, compare_to=none) %}
+  {%- set ctx = found.virtual.ctx -%}
+  {%- set other = (compare_to or dbt_vulcan.vulcan_prod_environment()) | string | lower -%}
+  {%- if ctx is none or other == ctx.env -%}{{ return('') }}{%- endif -%}
+  {%- set groups = {'Added': [], 'Directly Modified': [], 'Indirectly Modified': [], 'Removed': []} -%}
+  {%- set known = {} -%}
+  {%- for node in found.nodes -%}
+    {%- set info = ctx.nodes[node.unique_id] -%}
+    {%- set theirs = found.virtual.resolved[node.unique_id].pointers.get(other) -%}
+    {%- if theirs is none -%}
+      {%- do groups['Added'].append(node.name) -%}
+    {%- elif theirs.version != info.version or theirs.own -%}
+      {%- set direct = theirs.identity != dbt_vulcan.vulcan_node_identity(node) -%}
+      {%- do groups['Directly Modified' if direct else 'Indirectly Modified'].append(node.name) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- for node in graph.nodes.values() if dbt_vulcan.vulcan_is_virtual_node(node) -%}
+    {%- do known.update({dbt_vulcan.vulcan_pointer_key(node): true}) -%}
+  {%- endfor -%}
+  {%- for key, rows in dbt_vulcan.vulcan_pointer_rows().items() if key not in known -%}
+    {%- if dbt_vulcan.vulcan_pointers(rows).get(other) is not none -%}
+      {%- do groups['Removed'].append(key.split('.')[-1]) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set lines = ['Differences from the `' ~ other ~ '` environment (this environment: `' ~ ctx.env ~ '`):'] -%}
+  {%- set shown = [] -%}
+  {%- for name in ['Added', 'Directly Modified', 'Indirectly Modified', 'Removed'] if groups[name] -%}
+    {%- do shown.append(name) -%}
+  {%- endfor -%}
+  {%- if not shown -%}
+    {%- do lines.append('No differences: every model points at the same version.') -%}
+  {%- else -%}
+    {%- do lines.append('Models:') -%}
+    {%- for name in shown -%}
+      {%- set last = loop.last -%}
+      {%- do lines.append(('└── ' if last else '├── ') ~ name ~ ':') -%}
+      {%- for model_name in groups[name] | sort -%}
+        {%- do lines.append(('    ' if last else '│   ') ~ ('└── ' if loop.last else '├── ') ~ model_name) -%}
+      {%- endfor -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return(lines | join('\n') ~ '\n\n') }}
+{% endmacro %}
