@@ -42,10 +42,19 @@ where event_date between @start_ds and @end_ds
 DATA_STATEMENTS = ("insert", "merge", "delete", "create table", "create or replace table")
 
 
-def op(capsys: Any, target: str, name: str, expect_pass: bool = True, **args: Any) -> str:
+def op(
+    capsys: Any,
+    target: str,
+    name: str,
+    expect_pass: bool = True,
+    vars: dict[str, Any] | None = None,
+    **args: Any,
+) -> str:
     """What run-operation `name` printed in `target` (its log, when it fails)."""
     capsys.readouterr()
     cmd = ["run-operation", name, "--target", target, "--args", json.dumps(args)]
+    if vars:
+        cmd += ["--vars", json.dumps(vars)]
     if not expect_pass:
         _, log = run_dbt_and_capture(cmd, expect_pass=False)
         return str(log)
