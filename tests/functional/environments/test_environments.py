@@ -268,3 +268,71 @@ class TestEnvironments:
         # prod refuses to be dropped
         out = op(capsys, "prod", "vulcan_drop_environment", expect_pass=False)
         assert "is the prod environment" in out
+
+
+class TestAdoption:
+    """The first run with the virtual layer keeps every row and interval of a table built
+    without it; the processed days are not recomputed."""
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self, unique_schema: str) -> dict[str, Any]:
+        return {"vars": {"vulcan_physical_schema": unique_schema + "_physical"}}
+
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_events.csv": EVENTS}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"customers.sql": CUSTOMERS, "daily.sql": daily(1)}
+
+    @pytest.fixture(scope="class", autouse=True)
+    def _other_schemas(self, project: Any) -> Any:
+        yield
+        project.run_sql(f"drop schema if exists {project.test_schema}_physical cascade")
+
+    def test_a_table_built_without_it_is_adopted(self, project: Any, logs_dir: str) -> None:
+        schema = project.test_schema
+        run("seed")
+        # built without the virtual layer, then the source changes: a recompute would show it
+        run("run", vars={"vulcan_execution_time": "2025-01-06 01:00:00"})
+        before = rows(project, f"select event_date, revenue from {schema}.daily order by 1")
+        assert len(before) == 5
+        project.run_sql(f"insert into {schema}.raw_events values (99, 1, date'2025-01-02', 1000)")
+        run("run", vars={**EXEC, "vulcan_virtual": True})
+        # the old days kept as they were (not recomputed), the new ones run
+        after = rows(project, f"select event_date, revenue from {schema}.daily order by 1")
+        assert after[:5] == before and len(after) == 10
+        writes = data_statements(logs_dir, "daily")
+        assert any("2025-01-06" in s or "insert into" in s.lower() for s in writes)
+        kinds = {str(r[1]) for r in rows(project, f"show views in {schema}")}
+        assert {"daily", "customers"} <= kinds
+        physical = {str(r[1]) for r in rows(project, f"show tables in {schema}_physical")}
+        assert len(physical) == 2
+        # the intervals were carried: the daily table's log under its physical table
+        (daily_table,) = (t for t in physical if t.startswith("daily__"))
+        processed = rows(
+            project,
+            f"select interval_start, interval_end from {STATE} where row_type = 'processed' "
+            f"and relation = '{schema}_physical.{daily_table}' order by 1",
+        )
+        assert [(str(a)[:10], str(b)[:10]) for a, b in processed] == [
+            ("2025-01-01", "2025-01-06"),
+            ("2025-01-06", "2025-01-11"),
+        ]
+        # the next run with it is a run like any other: nothing due, nothing written
+        run("run", vars={**EXEC, "vulcan_virtual": True})
+        assert data_statements(logs_dir, "daily") == []
+        virtual_rows = rows(project, f"select event_date, revenue from {schema}.daily order by 1")
+        customers = rows(project, f"select * from {schema}.customers order by 1")
+
+        # turned off (vulcan_virtual: false): the tables come back with their rows and
+        # intervals, and the next run computes nothing again
+        run("run", vars={**EXEC, "vulcan_virtual": False})
+        assert {str(r[1]) for r in rows(project, f"show views in {schema}")} == set()
+        assert rows(project, f"select event_date, revenue from {schema}.daily order by 1") == (
+            virtual_rows
+        )
+        assert rows(project, f"select * from {schema}.customers order by 1") == customers
+        run("run", vars={**EXEC, "vulcan_virtual": False})
+        assert data_statements(logs_dir, "daily") == []

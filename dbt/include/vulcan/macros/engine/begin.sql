@@ -15,11 +15,25 @@
     {%- set target_relation = this.incorporate(type='table') -%}
     {%- set existing_relation = load_cached_relation(this) -%}
     {%- set view_existing = none -%}
+    {#- the virtual layer turned off explicitly: a model its view served gets its table back
+        (engine/virtual_adopt.sql) -#}
+    {%- if var('vulcan_virtual', none) is not none and (existing_relation is none or existing_relation.type == 'view' or not state.rows) -%}
+      {%- set reversed = dbt_vulcan.vulcan_virtual_reverse(model, target_relation, existing_relation, cfg) -%}
+      {%- if reversed is not none -%}
+        {%- do state.update({'rows': reversed}) -%}
+        {%- set existing_relation = target_relation -%}
+      {%- endif -%}
+    {%- endif -%}
   {%- else -%}
     {#- the virtual layer: the model's rows in its version's physical table, `this` its view
         (environments/); a version prod's view points at is only read by another environment -#}
-    {%- set view_existing = dbt_vulcan.vulcan_check_view_slot(cfg) -%}
     {%- set target_relation = state.virtual.resolved.relation -%}
+    {%- set view_existing = load_cached_relation(this) -%}
+    {%- if view_existing is not none and view_existing.type != 'view' -%}
+      {#- a table built without the virtual layer: adopted as its version's (engine/virtual_adopt.sql) -#}
+      {%- do state.update({'rows': dbt_vulcan.vulcan_virtual_adopt(view_existing, target_relation, state.by_key.get(dbt_vulcan.vulcan_relation_key(this), []), state.rows, cfg)}) -%}
+      {%- set view_existing = none -%}
+    {%- endif -%}
     {%- set existing_relation = dbt_vulcan.vulcan_physical_existing(target_relation, state.rows) -%}
     {%- if state.virtual.resolved.reuse and existing_relation is not none -%}
       {{ return({'cfg': cfg, 'state': state, 'target_relation': target_relation, 'existing_relation': existing_relation, 'rebuild': false, 'reuse': true, 'view_existing': view_existing}) }}

@@ -24,16 +24,6 @@
   {{ return(windowed) }}
 {% endmacro %}
 
-{#- `this` must be free for the view, or be the view: a table there (built without the virtual
-    layer) stops the run before anything is written. -#}
-{% macro vulcan_check_view_slot(cfg) %}
-  {%- set existing = load_cached_relation(this) -%}
-  {%- if existing is not none and existing.type != 'view' -%}
-    {{ exceptions.raise_compiler_error("Model '" ~ cfg.model ~ "' (" ~ cfg.kind ~ "): vulcan_virtual is on, but " ~ this ~ " is a " ~ existing.type ~ ", not the view the virtual layer puts there. Nothing was written. Drop it (its history is rebuilt into the model's physical table), or run without vulcan_virtual.") }}
-  {%- endif -%}
-  {{ return(existing) }}
-{% endmacro %}
-
 {#- Points the model's view (`this`) at the run's physical table: (re)created when missing,
     when it pointed elsewhere, or when the table was (re)created or its columns may have
     changed (`refresh`); the pointer recorded when it moved. Returns the view relation. -#}

@@ -23,7 +23,7 @@
   {%- if dbt_vulcan.vulcan_virtual() -%}
     {#- the virtual layer: the physical table this environment writes, from the same one read
         (environments/resolve.sql) -#}
-    {%- set virtual = dbt_vulcan._vulcan_virtual_state(node, parents) -%}
+    {%- set virtual = dbt_vulcan._vulcan_virtual_state(node, parents, relation_key) -%}
     {%- set by_key, relation_key = virtual.by_key, virtual.resolved.key -%}
   {%- else -%}
     {%- set virtual = none -%}
@@ -56,10 +56,12 @@
 {% endmacro %}
 
 {#- The virtual layer's part of the one read: {ctx, resolved (this model's choice), by_key},
-    the parents' rows also under their own relations' keys, where the upstream waits look. -#}
-{% macro _vulcan_virtual_state(node, parents) %}
+    the parents' rows also under their own relations' keys, where the upstream waits look;
+    the rows of the model's own relation (`own_key`) too, which a table built without the
+    virtual layer carries over when it is adopted (engine/virtual_adopt.sql). -#}
+{% macro _vulcan_virtual_state(node, parents, own_key) %}
   {%- set ctx = dbt_vulcan.vulcan_virtual_context(node, dbt_vulcan.vulcan_run_vars(node.name).execution_time) -%}
-  {%- set by_key = dbt_vulcan.vulcan_log_read(ctx['keys'] | unique | list) -%}
+  {%- set by_key = dbt_vulcan.vulcan_log_read((ctx['keys'] + [own_key]) | unique | list) -%}
   {%- set done = {} -%}
   {%- set resolved = dbt_vulcan.vulcan_virtual_resolve(ctx, node.unique_id, by_key, none, done) -%}
   {%- for parent in parents if parent.unique_id in ctx.nodes -%}
