@@ -163,6 +163,8 @@ def resolve(
         if not is_prod:
             if uid in prod_uses:
                 own = uid in changed_forward_only and _forward_only(cfg)
+            elif cfg.get("materialized") == "incremental_unmanaged":
+                own = True  # its table is its own run history
             elif (
                 window
                 and cfg.get("start") is not None

@@ -240,6 +240,21 @@ class TestEnvironments:
             "    └── daily_rollup",
         ]
 
+    def test_status_shows_each_environments_version(self, project: Any, capsys: Any) -> None:
+        out = op(capsys, "dev", "vulcan_status")
+        versions = out[out.index("Versions (this environment: `dev`, prod: `prod`):") :]
+        lines = versions.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("  daily:"))
+        daily = lines[start : start + 2]
+        version = daily[0].split(": ")[1].split(" ")[0]
+        # dev's code is the first again: prod's version, read only
+        assert daily[0] == (
+            f"  daily: {version} in {project.test_schema}_physical.daily__{version} "
+            "(prod's, read only)"
+        ), daily
+        views = dict(v.split(" -> ") for v in daily[1].split("views: ")[1].split(", "))
+        assert views["prod"] == version and views["dev"] != version and views["ci"] != version
+
     def test_drop_environment_and_janitor(self, project: Any, capsys: Any) -> None:
         dev, physical = project.test_schema + "_dev", project.test_schema + "_physical"
         tables = self.physical_tables(project)

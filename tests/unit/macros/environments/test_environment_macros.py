@@ -77,7 +77,7 @@ def projects(draw: Any) -> dict[str, dict[str, Any]]:
     for i in range(draw(st.integers(1, 7))):
         earlier = sorted(graph)
         parents = draw(st.lists(st.sampled_from(earlier), min_size=1, max_size=3, unique=True))
-        kind = draw(st.sampled_from([TR, TR, UK, "table"]))
+        kind = draw(st.sampled_from([TR, TR, UK, "incremental_unmanaged", "table"]))
         extra: dict[str, Any] = {}
         if kind != "table" and draw(st.booleans()):
             extra["forward_only"] = True

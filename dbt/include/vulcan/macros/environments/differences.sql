@@ -49,3 +49,22 @@
   {%- endif -%}
   {{ return(lines | join('\n') ~ '\n\n') }}
 {% endmacro %}
+
+{#- What vulcan_status shows last with the virtual layer: per selected model, the version this
+    environment runs and its physical table (prod's, this environment's own, or shared), then
+    the version each environment's view points at. -#}
+{% macro vulcan_environment_versions(found) %}
+  {%- set ctx = found.virtual.ctx -%}
+  {%- set lines = ['Versions (this environment: `' ~ ctx.env ~ '`, prod: `' ~ ctx.prod ~ '`):'] -%}
+  {%- for node in found.nodes -%}
+    {%- set chosen = found.virtual.resolved[node.unique_id] -%}
+    {%- set how = "prod's, read only" if chosen.reuse else ('this environment only' if chosen.own else 'shared') -%}
+    {%- do lines.append('  ' ~ node.name ~ ': ' ~ chosen.version ~ ' in ' ~ chosen.key ~ ' (' ~ how ~ ')') -%}
+    {%- set views = [] -%}
+    {%- for env, p in chosen.pointers | dictsort -%}
+      {%- do views.append(env ~ ' -> ' ~ p.version ~ (' (its own table)' if p.own else '')) -%}
+    {%- endfor -%}
+    {%- do lines.append('    views: ' ~ (views | join(', ') if views else 'none yet')) -%}
+  {%- endfor -%}
+  {{ return(lines | join('\n')) }}
+{% endmacro %}

@@ -11,7 +11,8 @@
       this run, unless a partial history could not be completed later: with a dev window
       (`vulcan_dev_start`) a model with `start` of a kind other than a time range (unique key,
       SCD type 2), or a model reading itself, builds a table of this environment only, never
-      used by prod, and so does every model that reads such a table;
+      used by prod, and so does every model that reads such a table; an unmanaged model, whose
+      table is its own run history, always does;
     - a `forward_only` model keeps its version; another environment whose changed SQL prod's
       table has not run yet previews it in a table of its own.
     tests/oracle/environments.py (resolve) is the Python reference. -#}
@@ -102,6 +103,9 @@
         {%- set latest = dbt_vulcan.vulcan_log_summary(by_key.get(shared_key, [])).latest -%}
         {%- set own = latest is not none and latest.fingerprint != fingerprint -%}
       {%- endif -%}
+    {%- elif config.get('materialized') == 'incremental_unmanaged' -%}
+      {#- an unmanaged table is its own run history: another environment's runs never join prod's -#}
+      {%- set own = true -%}
     {%- elif ctx.window is not none and config.get('start') is not none and (config.get('materialized') != 'incremental_by_time_range' or dbt_vulcan.vulcan_reads_itself(info.node)) -%}
       {%- set own = true -%}
     {%- else -%}

@@ -31,8 +31,15 @@
   {{ return({'by_key': by_key, 'resolved': resolved, 'ctx': ctx}) }}
 {% endmacro %}
 
-{#- Every model's pointer rows, by pointer key (one read of the log's `pointer` rows): what
-    vulcan_plan compares environments with and the janitor keeps. -#}
+{#- Every model's pointer rows in this project's physical schema, by pointer key (one read of
+    the log's `pointer` rows; another physical schema's, of a project sharing the state
+    table, are left out): what vulcan_plan compares environments with, what
+    vulcan_drop_environment removes and the janitor keeps. -#}
 {% macro vulcan_pointer_rows() %}
-  {{ return(dbt_vulcan.vulcan_log_read(none, 'pointer')) }}
+  {%- set prefix = dbt_vulcan.vulcan_state_key(none, dbt_vulcan.vulcan_physical_schema(), '') -%}
+  {%- set out = {} -%}
+  {%- for key, rows in dbt_vulcan.vulcan_log_read(none, 'pointer').items() if key.startswith(prefix) -%}
+    {%- do out.update({key: rows}) -%}
+  {%- endfor -%}
+  {{ return(out) }}
 {% endmacro %}

@@ -2,7 +2,8 @@
     Per model: processed coverage and its gaps (within since .. until), missing intervals and
     the latest run, and what the missing intervals wait for (the upstream models that have not
     processed them, the signals not ready for them: planning/upstream.sql). One read of the
-    state log, and one statement per signal of a model with missing intervals. -#}
+    state log, and one statement per signal of a model with missing intervals. With the virtual
+    layer, then the version each environment's view points at (environments/differences.sql). -#}
 {% macro vulcan_status(select=none, since=none, until=none) %}
   {%- set found = dbt_vulcan._vulcan_operation_models(select) -%}
   {%- set run = dbt_vulcan.vulcan_run_vars(none, {}) -%}
@@ -33,7 +34,11 @@
       {%- if held.waiting -%}{%- do waiting.update({r.name: dbt_vulcan.vulcan_held_back_reason(held)}) -%}{%- endif -%}
     {%- endif -%}
   {%- endfor -%}
-  {{ print(dbt_vulcan._vulcan_op_format_status(reports, window.since, window.until, waiting)) }}
+  {%- set text = dbt_vulcan._vulcan_op_format_status(reports, window.since, window.until, waiting) -%}
+  {%- if found.virtual is not none -%}
+    {%- set text = text ~ '\n\n' ~ dbt_vulcan.vulcan_environment_versions(found) -%}
+  {%- endif -%}
+  {{ print(text) }}
 {% endmacro %}
 
 {#- What the status shows, per report (oracle: operations.status_facts): the report's name,
