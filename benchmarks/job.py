@@ -33,7 +33,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from benchmarks.cold import Projects, compare, parse_log, spark_task
+from benchmarks.cold_process import Projects, compare, parse_log, spark_task
 from benchmarks.generate import START, Size, at, day
 from benchmarks.harness import strip_comments
 

@@ -33,7 +33,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from benchmarks.cold import ColdRun, Projects, compare, spark_task
+from benchmarks.cold_process import ColdRun, Projects, compare, spark_task
 from benchmarks.generate import Size, at
 
 # pair -> (label, vulcan model, dbt counterpart's label, its verb, its node)

@@ -555,3 +555,90 @@ CASES: list[Case] = [
         _set("no_time_filter"),
     ),
 ]
+
+
+# ---------------------------------------------------------------- ts_on_timestamp
+
+
+class TsCase(NamedTuple):
+    """SQL of a model whose time column (`click_ts`) is a TIMESTAMP, and the `_ts` tokens that
+    bound it (safety.py's ts_bounds, macros/safety/ts_bounds.sql)."""
+
+    name: str
+    sql: str
+    tokens: tuple[str, ...]
+    time_column: str = "click_ts"
+
+
+BOTH = ("@start_ts", "@end_ts")
+CLICKS = "select click_id, click_ts from clicks where "
+
+TS_CASES: list[TsCase] = [
+    # the bounds of the issue: a TIMESTAMP column between two zoneless strings
+    TsCase("between", CLICKS + "click_ts between @start_ts and @end_ts", BOTH),
+    TsCase("not_between", CLICKS + "click_ts not between @start_ts and @end_ts", BOTH),
+    TsCase("braced_tokens", CLICKS + "click_ts >= @{start_ts} and click_ts <= @{end_ts}", BOTH),
+    TsCase("token_first", CLICKS + "@start_ts <= click_ts and @end_ts >= click_ts", BOTH),
+    TsCase("qualified", CLICKS + "c.click_ts > @start_ts", ("@start_ts",)),
+    TsCase("backquoted", CLICKS + "`click_ts` < @end_ts", ("@end_ts",)),
+    TsCase("equality", CLICKS + "click_ts == @start_ts or click_ts <=> @end_ts", BOTH),
+    TsCase("not_equal", CLICKS + "click_ts != @start_ts and click_ts <> @end_ts", BOTH),
+    TsCase("negated", CLICKS + "not @start_ts > click_ts", ("@start_ts",)),
+    TsCase(
+        "config_names_it_in_capitals", CLICKS + "click_ts >= @start_ts", ("@start_ts",), "CLICK_TS"
+    ),
+    TsCase(
+        "in_a_cte",
+        "with c as (select * from clicks where click_ts >= @start_ts) "
+        "select * from c where click_ts <= @end_ts",
+        BOTH,
+    ),
+    TsCase(
+        "in_the_select_list",
+        "select click_ts, case when click_ts >= @start_ts then 1 end as late from clicks "
+        "where d between @start_ds and @end_ds",
+        ("@start_ts",),
+    ),
+    TsCase("comparison_in_an_equality", CLICKS + "x = click_ts >= @start_ts", ("@start_ts",)),
+    TsCase("between_in_a_comparison", CLICKS + "x < click_ts between @start_ts and @end_ts", BOTH),
+    TsCase("then_is_null", CLICKS + "click_ts >= @start_ts is not null", ("@start_ts",)),
+    TsCase(
+        "one_bound_computed",
+        CLICKS + "click_ts between @start_ts - interval 1 hour and @end_ts",
+        ("@end_ts",),
+    ),
+    TsCase(
+        "the_other_bound_computed",
+        CLICKS + "click_ts between @start_ts and @end_ts + interval 1 hour",
+        ("@start_ts",),
+    ),
+    TsCase(
+        "bound_after_a_case",
+        CLICKS + "click_ts between case when a and b then @start_ts end and @end_ts",
+        ("@end_ts",),
+    ),
+    # no bound: another column, other tokens, a computed token or column, strings, comments
+    TsCase("another_column", CLICKS + "other_ts between @start_ts and @end_ts", ()),
+    TsCase("dt_tokens", CLICKS + "click_ts between @start_dt and @end_dt", ()),
+    TsCase("upper_case_token", CLICKS + "click_ts >= @START_TS", ()),
+    TsCase("cast_token", CLICKS + "click_ts >= cast(@start_ts as timestamp)", ()),
+    TsCase("typed_token", CLICKS + "click_ts >= timestamp @start_ts", ()),
+    TsCase("double_colon", CLICKS + "click_ts >= @start_ts::timestamp", ()),
+    TsCase("token_plus", CLICKS + "click_ts < @end_ts + interval 1 day", ()),
+    TsCase("token_concat", CLICKS + "click_ts != @end_ts || 'x'", ()),
+    TsCase("token_div", CLICKS + "click_ts >= @start_ts div 2", ()),
+    TsCase("token_in_list", CLICKS + "click_ts >= @start_ts not in ('a')", ()),
+    TsCase("column_plus", CLICKS + "click_ts + interval 1 hour >= @start_ts", ()),
+    TsCase("plus_column", CLICKS + "x + click_ts >= @start_ts", ()),
+    TsCase("negative_column", CLICKS + "-click_ts >= @start_ts", ()),
+    TsCase("function_of_column", CLICKS + "to_date(click_ts) >= @start_ts", ()),
+    TsCase("a_function_named_so", CLICKS + "click_ts(1) >= @start_ts", ()),
+    TsCase("struct_field", CLICKS + "@start_ts <= click_ts.f", ()),
+    TsCase("chained_comparison", CLICKS + "a < click_ts >= @start_ts", ()),
+    TsCase("token_compared_further", CLICKS + "click_ts = @start_ts < x", ()),
+    TsCase("between_of_a_sum", CLICKS + "x + click_ts between @start_ts and @end_ts", ()),
+    TsCase("in_list", CLICKS + "click_ts in (@start_ts)", ()),
+    TsCase("in_a_string", CLICKS + "'@start_ts' = click_ts", ()),
+    TsCase("in_a_comment", CLICKS + "d = @start_ds -- and click_ts >= @start_ts", ()),
+    TsCase("unbalanced", CLICKS + "(click_ts >= @start_ts", ()),
+]

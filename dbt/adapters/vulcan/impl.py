@@ -136,6 +136,15 @@ class VulcanAdapter(SparkAdapter):
             raise CompilationError(refusal)
         return warnings
 
+    @available
+    def vulcan_ts_bounds(self, compiled_sql: str, time_column: str) -> list[str]:
+        """The `@start_ts` / `@end_ts` tokens that bound the time column in the model SQL
+        (sqlglot: safety.ts_bounds); the warning is worded in Jinja, as in the package
+        (macros/safety/ts_bounds.sql)."""
+        from dbt.adapters.vulcan import safety
+
+        return safety.ts_bounds(compiled_sql, str(time_column))
+
     # --- state ----------------------------------------------------------------------------
 
     @available

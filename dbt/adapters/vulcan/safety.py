@@ -20,6 +20,8 @@ group_by          refuse   GROUP BY without a time-aligned key (also ROLLUP/CUBE
                            without one), or an aggregate without GROUP BY
 having            refuse   HAVING on a grouping that is not time-aligned
 no_time_filter    warn     the SQL uses none of the ``@start_*`` / ``@end_*`` tokens
+ts_on_timestamp   warn     ``@start_ts`` / ``@end_ts`` bound a TIMESTAMP time column (see
+                           ``ts_bounds``)
 unparseable       warn     sqlglot cannot parse the SQL (the analysis is skipped)
 ================= ======== ===========================================================
 
@@ -40,6 +42,12 @@ the model, so grouping or partitioning by it never mixes slices. It is time-alig
   nests in the model's interval unit (``DATE_TRUNC('month', order_date)`` is *not* aligned
   for a daily model: a month spans many daily intervals);
 * in GROUP BY, an ordinal (``GROUP BY 1``) or a select alias resolving to one of the above.
+
+``ts_on_timestamp`` is checked apart (``ts_bounds``: the tokens found, which the Jinja side
+words in both modes), only when the time column's type is TIMESTAMP: a ``_ts`` token is a
+zoneless string that Spark reads in the session's time zone, so outside UTC such a bound
+shifts every batch. The package reads the same comparisons in its token analysis
+(macros/safety/ts_bounds.sql).
 
 Time tokens are substituted (with a sample batch) before parsing, so ``@execution_dt`` and
 friends are plain literals and never count as non-deterministic: use them instead of
@@ -69,6 +77,7 @@ __all__ = [
     "Finding",
     "analyze",
     "normalize_overrides",
+    "ts_bounds",
     "verdict",
 ]
 
@@ -79,6 +88,7 @@ DISTINCT = "distinct"
 GROUP_BY = "group_by"
 HAVING = "having"
 NO_TIME_FILTER = "no_time_filter"
+TS_ON_TIMESTAMP = "ts_on_timestamp"
 UNPARSEABLE = "unparseable"
 
 OVERRIDABLE: tuple[str, ...] = (
@@ -89,6 +99,7 @@ OVERRIDABLE: tuple[str, ...] = (
     GROUP_BY,
     HAVING,
     NO_TIME_FILTER,
+    TS_ON_TIMESTAMP,
 )
 REFUSED = frozenset({LIMIT, NONDETERMINISTIC, WINDOW, DISTINCT, GROUP_BY, HAVING})
 
@@ -107,6 +118,12 @@ _FILTER_LITERALS = frozenset(
     for token in _FILTER_TOKENS
     for literal in sqlglot.parse_one(_SAMPLE_TOKENS[token], read="spark").find_all(exp.Literal)
 )
+# the zoneless _ts tokens, by the literal of their sample value
+_TS_TOKENS = ("start_ts", "end_ts")
+_TS_LITERALS = {
+    sqlglot.parse_one(_SAMPLE_TOKENS[token], read="spark").this: token for token in _TS_TOKENS
+}
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.NullSafeEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
 
 _RANDOM_FUNCS = {"rand", "randn", "random", "uniform", "randstr", "uuid", "shuffle"}
 _CLOCK_FUNCS = {
@@ -247,6 +264,42 @@ def analyze(
         seen.add((finding.pattern, finding.message))
         findings.append(finding)
     return findings
+
+
+def ts_bounds(sql: str, time_column: str) -> list[str]:
+    """The ``_ts`` tokens (``@start_ts``, ``@end_ts``, in that order) that bound the time column:
+    a comparison (``=``, ``<>``, ``<=>``, ``<``, ``<=``, ``>``, ``>=``) of a column named like
+    it with the token itself, either side, or ``column [NOT] BETWEEN`` with the token as a bound.
+
+    The tokens are zoneless strings, read in the Spark session's time zone when compared with
+    a TIMESTAMP: the caller asks only for such a time column (the run warns, worded in Jinja
+    for both modes: macros/safety/ts_bounds.sql). SQL that cannot be parsed has none.
+    """
+    if timemacros.render(sql, {t: "" for t in _TS_TOKENS}) == sql:
+        return []
+    parsed = _parse(timemacros.render(sql, _SAMPLE_TOKENS))
+    if isinstance(parsed, Finding):
+        return []
+    column = time_column.strip().strip("`").lower()
+
+    def is_column(node: object) -> bool:
+        return isinstance(node, exp.Column) and node.name.lower() == column
+
+    found: set[str] = set()
+    for statement in parsed:
+        for node in statement.find_all(exp.Between, *_COMPARISONS):
+            if isinstance(node, exp.Between):
+                sides = (
+                    [node.args.get("low"), node.args.get("high")] if is_column(node.this) else []
+                )
+            elif is_column(node.this):
+                sides = [node.expression]
+            else:
+                sides = [node.this] if is_column(node.expression) else []
+            for side in sides:
+                if isinstance(side, exp.Literal) and side.is_string and side.this in _TS_LITERALS:
+                    found.add(_TS_LITERALS[side.this])
+    return [f"@{token}" for token in _TS_TOKENS if token in found]
 
 
 def verdict(model: str, findings: Iterable[Finding]) -> tuple[str | None, list[str]]:

@@ -9,9 +9,11 @@ from dbt.adapters.vulcan.impl import VulcanAdapter
 from dbt.adapters.vulcan.safety import (
     OVERRIDABLE,
     REFUSED,
+    TS_ON_TIMESTAMP,
     Finding,
     analyze,
     normalize_overrides,
+    ts_bounds,
     verdict,
 )
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
@@ -540,8 +542,9 @@ def test_overrides_silence_each_pattern() -> None:
         FROM r GROUP BY customer_id HAVING COUNT(*) > 1
     """
     everything = set(patterns(sql))
-    assert everything == set(OVERRIDABLE)
-    for name in OVERRIDABLE:
+    # ts_on_timestamp is read apart (ts_bounds), only for a TIMESTAMP time column
+    assert everything == set(OVERRIDABLE) - {TS_ON_TIMESTAMP}
+    for name in everything:
         remaining = set(patterns(sql, overrides=[name]))
         assert remaining == everything - {name}
     assert analyze(sql, "order_date", list(OVERRIDABLE)) == []
@@ -635,7 +638,7 @@ def test_identical_findings_in_one_place_are_reported_once() -> None:
 
 
 def test_classification() -> None:
-    assert set(OVERRIDABLE) - REFUSED == {"no_time_filter"}
+    assert set(OVERRIDABLE) - REFUSED == {"no_time_filter", "ts_on_timestamp"}
     assert Finding("window", "m", "f").refused
     assert Finding("window", "m", "f").severity == "refuse"
     assert not Finding("unparseable", "m", "").refused
@@ -702,6 +705,35 @@ def test_check_safety_uses_the_models_interval_unit() -> None:
     with pytest.raises(CompilationError, match=r"\[window\]"):
         _adapter().vulcan_check_safety(_model(), sql)
     assert _adapter().vulcan_check_safety(_model(interval_unit="month"), sql) == []
+
+
+def test_ts_tokens_bounding_the_time_column() -> None:
+    sql = "SELECT click_id, click_ts FROM clicks WHERE click_ts BETWEEN @start_ts AND @end_ts"
+    assert ts_bounds(sql, "click_ts") == ["@start_ts", "@end_ts"]
+    assert ts_bounds(sql, "`CLICK_TS`") == ["@start_ts", "@end_ts"]  # as the config names it
+    assert ts_bounds(sql, "other_ts") == []
+    # either side of a comparison, qualified or backquoted, in any query of the statement
+    sql = (
+        "WITH c AS (SELECT * FROM clicks WHERE @{start_ts} <= c.`click_ts`) "
+        "SELECT * FROM c WHERE click_ts < @end_ts"
+    )
+    assert ts_bounds(sql, "click_ts") == ["@start_ts", "@end_ts"]
+    # a bound is the token itself: computed from it, or another token, it is none
+    sql = (
+        "SELECT * FROM clicks WHERE click_ts >= CAST(@start_ts AS TIMESTAMP) "
+        "AND click_ts < @end_ts + INTERVAL 1 HOUR AND click_ts <= @end_dt AND d = @start_ds"
+    )
+    assert ts_bounds(sql, "click_ts") == []
+    # a token in a string or a comment, or SQL that cannot be parsed, bounds nothing
+    assert ts_bounds("SELECT * FROM c WHERE click_ts = '@start_ts' -- @end_ts", "click_ts") == []
+    assert ts_bounds("SELECT * FROM c WHERE (click_ts >= @start_ts", "click_ts") == []
+
+
+def test_adapter_method_gives_the_ts_bounds() -> None:
+    sql = "SELECT click_ts FROM clicks WHERE click_ts > @start_ts"
+    assert _adapter().vulcan_ts_bounds(sql, "click_ts") == ["@start_ts"]
+    # the override name is a pattern of the analysis: accepted, and it silences nothing else
+    assert _adapter().vulcan_check_safety(_model(safety_overrides=["ts_on_timestamp"]), sql) == []
 
 
 def test_check_safety_reports_bad_overrides_and_skips_a_model_without_time_column() -> None:

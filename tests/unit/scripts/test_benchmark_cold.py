@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.cold import parse_log
+from benchmarks.cold_process import parse_log
 from benchmarks.cold_report import goals, statement_label
 
 NODE = "model.bench.daily_vulcan"
@@ -212,7 +212,7 @@ def test_kinds_checks_read_each_systems_table_and_its_valid_to() -> None:
 def test_kinds_projects_hold_the_pairs_and_a_state_table_of_their_own(tmp_path: Path) -> None:
     import yaml
 
-    from benchmarks.cold import Projects
+    from benchmarks.cold_process import Projects
     from benchmarks.kinds import MODELS, PAIRS, SNAPSHOTS, STATE_SCHEMA, write_projects
 
     projects = Projects(tmp_path)
@@ -307,7 +307,7 @@ def test_job_report_compares_the_walls_of_a_new_day_and_sums_statements_by_kind(
 def test_job_projects_run_eight_threads_with_the_models_in_one_folder(tmp_path: Path) -> None:
     import yaml
 
-    from benchmarks.cold import Projects
+    from benchmarks.cold_process import Projects
     from benchmarks.job import PROJECT, STATE_SCHEMA, models, write_projects
 
     projects = Projects(tmp_path)

@@ -10,8 +10,9 @@
     Delta's version is told by Spark's (`version()`): Delta Lake 3.x is built for Spark 3.5 and
     4.0.x for Spark 4.0; reading Delta's own version would need a class Databricks' runtime
     does not have. A Delta Lake 4.1 on Spark 4.0 is refused too, and the message says so. The
-    zones compare by name, every spelling of UTC alike (tests/unit/macros/engine/
-    test_delta_time_zone_macros.py checks that list against Python's zoneinfo). -#}
+    zones compare by name, every spelling of UTC alike (time_tokens/session_zone.sql's list;
+    tests/unit/macros/engine/test_delta_time_zone_macros.py checks it against Python's
+    zoneinfo). -#}
 
 {#- The table's TIMESTAMP partition columns (as configured), for a Delta table with partition
     columns; none otherwise (nothing to check, nothing recorded). Read from the query's columns
@@ -76,9 +77,4 @@
   {%- set key = 'partition_by_time_column' if own else dbt_vulcan.vulcan_partition_key(model) -%}
   {%- set fix = 'set partition_by_time_column: false (or partition by a date column you select)' if own else 'partition by a date column instead of ' ~ columns | join(', ') -%}
   {{ return(key ~ ': the Delta table is partitioned by the TIMESTAMP column(s) ' ~ columns | join(', ') ~ ', and the session\'s time zone (spark.sql.session.timeZone) ' ~ r(session_zone | trim) ~ ' is not the JVM\'s ' ~ r(jvm_zone | trim) ~ ': the Delta Lake of Spark ' ~ (spark_version | trim).split(' ')[0] ~ ' would store every partition value shifted by the difference (delta-io/delta#5599, fixed in Delta Lake 4.1). Nothing was written. Run the session in the JVM\'s zone (spark.sql.session.timeZone: ' ~ (jvm_zone | trim) ~ '), or ' ~ fix ~ ', or use Spark 4.1 or later with its Delta Lake (a Delta Lake 4.1 on Spark 4.0 is not told apart: run it in the JVM\'s zone)') }}
-{% endmacro %}
-
-{#- The names of UTC a session or a JVM may give, lowercased. -#}
-{% macro vulcan_utc_zone_names() %}
-  {{ return(['utc', 'etc/utc', 'z', 'gmt', 'etc/gmt', 'uct', 'etc/uct', 'universal', 'etc/universal', 'zulu', 'etc/zulu', 'gmt0', 'etc/gmt0', 'gmt+0', 'gmt-0', 'etc/gmt+0', 'etc/gmt-0', '+00:00', '-00:00', 'utc+00:00', 'gmt+00:00']) }}
 {% endmacro %}

@@ -24,6 +24,7 @@
   {%- set strategy = dbt_vulcan.vulcan_strategy_macro(strategy_kind, cfg.file_format) -%}
   {%- set recorded_details = {'time_type': time_type, 'layout': dbt_vulcan.vulcan_layout(cfg)} -%}
   {%- if plan.get('safety') -%}{%- do recorded_details.update({'safety': plan.safety}) -%}{%- endif -%}
+  {%- if plan.get('ts_bounds') -%}{%- do recorded_details.update({'ts_bounds': plan.ts_bounds}) -%}{%- endif -%}
   {%- if plan.get('settings_key') -%}{%- do recorded_details.update({'settings_key': plan.settings_key}) -%}{%- endif -%}
   {%- if plan.get('columns') -%}{%- do recorded_details.update({'columns': plan.columns}) -%}{%- endif -%}
   {%- if plan.get('timestamp_partitions') is not none -%}{%- do recorded_details.update({'timestamp_partitions': plan.timestamp_partitions}) -%}{%- endif -%}

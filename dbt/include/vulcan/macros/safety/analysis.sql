@@ -41,9 +41,9 @@
       not read as a query. -#}
 
 {#- The pattern names, in the order findings are reported (safety.py's OVERRIDABLE); all but
-    `no_time_filter` are refused. -#}
+    `no_time_filter` and `ts_on_timestamp` (a warning read apart: ts_bounds.sql) are refused. -#}
 {% macro _vulcan_safety_patterns() %}
-  {{ return(['limit', 'nondeterministic', 'window', 'distinct', 'group_by', 'having', 'no_time_filter']) }}
+  {{ return(['limit', 'nondeterministic', 'window', 'distinct', 'group_by', 'having', 'no_time_filter', 'ts_on_timestamp']) }}
 {% endmacro %}
 
 {#- Function names (safety.py's lists): random values, the clock, how Spark splits its input;

@@ -24,7 +24,9 @@
     (or the log has no time type yet): bad ones raise before anything is touched, and before
     the existing table's layout is compared (time_column sets the default partitioning: a
     misnamed one is reported as itself). A table without state is rebuilt (or refused) by the
-    adoption that follows: its partition columns are checked too. -#}
+    adoption that follows: its partition columns are checked too. The time type read here
+    becomes the plan's (`plan.time_type`), which the safety analysis that follows reads
+    (safety/ts_bounds.sql: a `_ts` token bounding a TIMESTAMP time column). -#}
 {% macro _vulcan_time_range_check(cfg, begin, plan, schema_sql) %}
   {%- set time_type = plan.time_type -%}
   {%- set query_columns = none -%}
@@ -32,6 +34,7 @@
     {%- set query_columns = dbt_vulcan.vulcan_query_columns(schema_sql) -%}
     {%- do dbt_vulcan.vulcan_check_columns(cfg, query_columns, plan.rebuild or not plan.has_state, dbt_vulcan.vulcan_partition_key(model)) -%}
     {%- set time_type = dbt_vulcan.vulcan_time_type(cfg, query_columns) -%}
+    {%- do plan.update({'time_type': time_type}) -%}
   {%- endif -%}
   {{ return({'query_columns': query_columns, 'time_type': time_type}) }}
 {% endmacro %}
