@@ -868,6 +868,7 @@ def test_restate_records_removed_rows_and_prints_the_messages() -> None:
         "nodes": nodes,
         "named": [n["unique_id"] for n in nodes],
         "exists": {},
+        "virtual": None,
     }
     try:
         _H.statements.clear()

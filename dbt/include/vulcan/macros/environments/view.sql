@@ -34,8 +34,12 @@
   {%- set moved = resolved.pointer != resolved.key -%}
   {%- if begin.view_existing is none or moved or refresh -%}
     {%- set comment = model.description if (config.get('persist_docs') or {}).get('relation') and model.description else none -%}
+    {#- Iceberg's session catalog (SparkSessionCatalog) keeps a view's old query through a
+        CREATE OR REPLACE VIEW: where Iceberg is in use the view is dropped and created -#}
+    {%- set iceberg = begin.cfg.get('file_format') == 'iceberg' or dbt_vulcan.vulcan_state_file_format() == 'iceberg' -%}
+    {%- if iceberg and begin.view_existing is not none -%}{% do adapter.drop_relation(view) %}{%- endif -%}
     {% call statement('vulcan_point_view') -%}
-      create or replace view {{ view }}{% if comment %} comment {{ dbt_vulcan.vulcan_sql_string(comment) }}{% endif %} as select * from {{ physical }}
+      {{ 'create view' if iceberg else 'create or replace view' }} {{ view }}{% if comment %} comment {{ dbt_vulcan.vulcan_sql_string(comment) }}{% endif %} as select * from {{ physical }}
     {%- endcall %}
   {%- endif -%}
   {%- if moved -%}
