@@ -8,8 +8,8 @@
     the processed intervals are not recomputed), then the old table is dropped; the run goes
     on as any run of that version (its view is created at its end). A run stopped before the
     append copies again; one stopped after it finds the version's rows and only drops the old
-    table. When the version's table already has rows (another environment built it), the old
-    table holds nothing it lacks: it is dropped. Returns the physical table's log rows. -#}
+    table. When the version's table has processed intervals already (another environment built
+    it), the old table holds nothing it lacks: it is dropped. Returns the physical table's log rows. -#}
 {% macro vulcan_virtual_adopt(old, physical, old_rows, physical_rows, cfg) %}
   {#- the old table's log rows as the physical table's (what the run then plans from) -#}
   {%- set key = dbt_vulcan.vulcan_relation_key(physical) -%}
@@ -20,7 +20,11 @@
     {%- do copy.update({'relation': key}) -%}
     {%- do carried.append(copy) -%}
   {%- endfor -%}
-  {%- if not physical_rows -%}
+  {#- the version built (another environment's run processed it): nothing to copy. Rows
+      without a processed one (a restatement recorded before this run) are kept after the
+      carried ones -#}
+  {%- set built = physical_rows | selectattr('row_type', 'equalto', 'processed') | list -%}
+  {%- if not built -%}
     {{ log("Model '" ~ cfg.model ~ "': vulcan_virtual: the table " ~ old ~ " becomes the physical table " ~ physical ~ ' of its version (its rows copied, its ' ~ old_rows | length ~ ' state rows carried); ' ~ old ~ ' becomes a view over it', info=True) }}
     {% do adapter.create_schema(api.Relation.create(database=physical.database, schema=physical.schema)) %}
     {%- set columns = adapter.get_columns_in_relation(old) | map(attribute='name') | list -%}
@@ -35,7 +39,7 @@
     {%- endif -%}
   {%- endif -%}
   {% do adapter.drop_relation(old) %}
-  {{ return(physical_rows or carried) }}
+  {{ return(physical_rows if built else carried + physical_rows) }}
 {% endmacro %}
 
 {#- The virtual layer turned off (`vulcan_virtual: false`, set explicitly: unset, nothing is
