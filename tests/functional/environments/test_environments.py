@@ -76,7 +76,7 @@ def data_statements(logs_dir: str, name: str) -> list[str]:
     return [
         s
         for s in model_statements(logs_dir, name)
-        if s.lower().startswith(DATA_STATEMENTS) and STATE not in s
+        if s.lower().startswith(DATA_STATEMENTS) and "vulcan_intervals" not in s
     ]
 
 
