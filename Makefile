@@ -4,7 +4,7 @@ PYTEST := $(PY) -m pytest
 # how many of the slowest tests each functional lane lists (`make test DURATIONS=0`: all)
 DURATIONS ?= 10
 
-.PHONY: setup example test lint unit functional functional-parquet functional-delta \
+.PHONY: setup example test lint docs environments unit functional functional-parquet functional-delta \
 	functional-iceberg functional-package functional-package-parquet functional-package-iceberg integration integration-parquet integration-package integration-delta thrift databricks databricks-full test-lane-1 \
 	test-lane-2 compat compat-oldest bench bench-quick bench-thrift bench-thrift-quick bench-warm bench-warm-quick \
 	fuzz
@@ -24,6 +24,13 @@ lint: setup
 	.venv/bin/python scripts/check_imports.py
 	.venv/bin/python scripts/check_macro_calls.py --strict
 	.venv/bin/python scripts/version.py check
+	.venv/bin/python scripts/check_docs_words.py
+	$(MAKE) --no-print-directory docs
+
+# The docs site (mkdocs.yml, docs/) built into site/; --strict: a broken link, anchor or nav
+# entry fails (part of `make lint`, so of CI).
+docs: setup
+	NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet
 
 # the unit tests and the oracle's own (tests/oracle: the Python reference the macros are
 # checked against, never shipped)
@@ -56,6 +63,17 @@ FORMAT_FREE = \
 	--deselect $(OFF_PATH_TESTS)::TestWrittenNotRecorded::test_accumulating_when_matched_refuses_lookback \
 	--deselect $(OFF_PATH_TESTS)::TestWrittenNotRecorded::test_accumulating_when_matched_refuses_an_explicit_range_over_processed_days
 
+# Environments (the virtual layer): views over version tables, dev / CI / prod targets, the
+# deploy and the rollback, adoption, the janitor. The 25-model job (test_layered_project.py,
+# about 3 minutes) runs in CI in adapter mode on parquet (functional-parquet runs every
+# functional test); `make environments` runs the whole folder in every column.
+ENVIRONMENTS_TEST = tests/functional/environments/test_environments.py
+environments: setup
+	$(PYTEST) tests/functional/environments -q --durations=$(DURATIONS) --profile parquet
+	$(PYTEST) tests/functional/environments -q --durations=$(DURATIONS) --profile parquet --mode package
+	$(PYTEST) tests/functional/environments -q --durations=$(DURATIONS) --profile delta
+	$(PYTEST) tests/functional/environments -q --durations=$(DURATIONS) --profile iceberg
+
 # One pytest process (one SparkSession) per table format. The reliability tests run on
 # parquet here and on Delta in `make thrift` (kill -9, concurrent processes), not three times.
 functional: functional-parquet functional-delta functional-iceberg
@@ -77,7 +95,10 @@ DELTA_TESTS = tests/functional/adapter/test_delta_suites.py $(KINDS)/test_time_r
 	$(KINDS)/test_partition.py $(KINDS)/test_unmanaged.py $(KINDS)/test_scd2.py $(KINDS)/test_tracked.py \
 	$(KINDS)/test_existing_tables.py $(KINDS)/test_sqlmesh_oracle.py tests/functional/test_contracts.py \
 	tests/functional/test_state_fold.py::TestStateTableFromBeforeThePartitioning $(OFF_PATH_TESTS) \
-	$(KINDS)/test_clustering.py
+	$(KINDS)/test_clustering.py $(ENVIRONMENTS_TEST) $(GUIDES_ON_DELTA)
+# the migration guides whose "before" needs Delta (dbt-spark's merge and snapshots); the other
+# guides' tests run on parquet (functional-parquet runs every test under tests/functional)
+GUIDES_ON_DELTA = tests/functional/guides/test_migrate_merge.py tests/functional/guides/test_migrate_snapshots.py
 # DELTA_DESELECT / ICEBERG_DESELECT: what CI's lanes leave out there (test-lane-1, test-lane-2)
 DELTA_DESELECT ?=
 ICEBERG_DESELECT ?=
@@ -100,7 +121,7 @@ PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/funct
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py tests/functional/test_extension_points.py $(KINDS)/test_existing_tables.py $(THREADS_TEST) \
 	tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill $(OFF_PATH_TESTS) $(KINDS)/test_table_configs.py \
-	$(KINDS)/test_clustering.py $(CONVERTED_PROJECT)
+	$(KINDS)/test_clustering.py $(CONVERTED_PROJECT) $(ENVIRONMENTS_TEST)
 
 # (a converted table: the same Jinja as adapter mode, which runs it on every format)
 # the write strategies of Iceberg in package mode: a reordered SELECT moves no value (on Delta:
@@ -127,7 +148,8 @@ ICEBERG_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py $(KINDS)
 	$(KINDS)/test_scd2.py $(KINDS)/test_tracked.py::TestTrackedHistories $(KINDS)/test_existing_tables.py \
 	tests/functional/test_contracts.py tests/functional/test_state_log.py tests/functional/test_state_fold.py \
 	tests/functional/test_connection.py \
-	tests/functional/test_audits.py::TestAuditsTimeRange $(OFF_PATH_TESTS) $(KINDS)/test_table_configs.py
+	tests/functional/test_audits.py::TestAuditsTimeRange $(OFF_PATH_TESTS) $(KINDS)/test_table_configs.py \
+	$(ENVIRONMENTS_TEST)::TestEnvironments
 functional-iceberg: setup
 	$(PYTEST) $(ICEBERG_TESTS) -q --durations=$(DURATIONS) --profile iceberg $(FORMAT_FREE) $(ICEBERG_DESELECT)
 
@@ -196,14 +218,17 @@ DATABRICKS_TESTS := \
 	tests/functional/test_operations.py::TestOperations::test_render_prints_each_batch_sql \
 	$(KINDS)/test_clustering.py::TestClusteredTimeRange $(KINDS)/test_clustering.py::TestConvertedDatabricksModel \
 	$(KINDS)/test_table_configs.py::TestTagsNeedUnityCatalog $(KINDS)/test_table_configs.py::TestQueryTagsAndComment \
-	$(CONVERTED_PROJECT)
+	$(CONVERTED_PROJECT) $(ENVIRONMENTS_TEST)::TestEnvironments
 DATABRICKS_PY := .venv-databricks/bin/python
-# the example project's builds on type: databricks (CI: one; its second, incremental build in
-# package mode runs embedded, integration-package)
+# the example project's builds on type: databricks (CI: two, the second incremental and with
+# the virtual layer from DATABRICKS_VIRTUAL_FROM: every table adopted, every model a view)
 DATABRICKS_BUILDS ?= 2
 DATABRICKS_THREADS ?= 8
+# the example's build from which the virtual layer is on (its tables adopted, its models views
+# over their versions' tables; 0: never)
+DATABRICKS_VIRTUAL_FROM ?= 2
 databricks: setup
-	VULCAN_THRIFT_TRANSPORT=http VULCAN_THRIFT_MASTER=local bash scripts/spark_server.sh run -- sh -c 'VULCAN_THREADS=$(DATABRICKS_THREADS) bash integration_project/run.sh databricks $(DATABRICKS_BUILDS) package \
+	VULCAN_THRIFT_TRANSPORT=http VULCAN_THRIFT_MASTER=local bash scripts/spark_server.sh run -- sh -c 'VULCAN_THREADS=$(DATABRICKS_THREADS) VULCAN_VIRTUAL_FROM=$(DATABRICKS_VIRTUAL_FROM) bash integration_project/run.sh databricks $(DATABRICKS_BUILDS) package \
 		&& PYTHONPATH=tests/databricks_shim $(DATABRICKS_PY) -m pytest $(DATABRICKS_TESTS) -q --durations=$(DURATIONS) \
 		--profile databricks --mode package'
 
@@ -339,7 +364,7 @@ CI_DELTA_DESELECT = $(CI_FORMAT_LEAN) --deselect $(KINDS)/test_sqlmesh_oracle.py
 	--deselect $(KINDS)/test_tracked.py::TestTrackedHistories \
 	--deselect tests/functional/adapter/test_delta_suites.py::TestIncrementalPredicatesVulcan \
 	--deselect $(KINDS)/test_clustering.py::TestClusteredTimeRange \
-	--deselect $(OFF_PATH_TESTS)::TestSessionNotInUtc \
+	--deselect $(OFF_PATH_TESTS)::TestSessionNotInUtc --deselect $(ENVIRONMENTS_TEST) \
 	$(foreach t,$(DATABRICKS_ON_DELTA),--deselect $(t))
 CI_ICEBERG_DESELECT = $(CI_FORMAT_LEAN) --deselect $(KINDS)/test_scd2.py::TestHistoricalSource --deselect $(KINDS)/test_scd2.py::TestEdgeCases \
 	--deselect $(KINDS)/test_existing_tables.py::TestConvertedFromTable --deselect $(KINDS)/test_scd2.py::TestMenuByTime \
@@ -359,7 +384,7 @@ test-lane-1: setup
 test-lane-2: setup
 	@echo "lane 2 started at $$(date +%T)"
 	$(MAKE) --no-print-directory -j1 functional-delta functional-package databricks \
-		DATABRICKS_BUILDS=1 PACKAGE_DESELECT="$(CI_PACKAGE_DESELECT)" DELTA_DESELECT="$(CI_DELTA_DESELECT)" \
+		DATABRICKS_BUILDS=2 PACKAGE_DESELECT="$(CI_PACKAGE_DESELECT)" DELTA_DESELECT="$(CI_DELTA_DESELECT)" \
 		PACKAGE_FORMAT_TESTS="$(THREADS_TEST)"
 	@echo "lane 2 ended at $$(date +%T)"
 

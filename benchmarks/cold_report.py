@@ -1,10 +1,10 @@
 """The report of the fresh-process suite (benchmarks/cold.py): docs/benchmarks.md.
 
-Goals (issue 49, the daily run at the stateful floor), ratios of medians from one run:
+Goals (the daily run at the stateful floor), ratios of medians from one run:
 - one new day: model time <= 1.25x dbt microbatch's (stretch 1.0x), wall time <= 1.05x, the
   gaps between statements <= microbatch's + 0.10 s;
-- backfill: model time <= 1.0x insert_overwrite's (and, issue 19's, <= 1.3x the raw statements');
-- statements per model run (issue 19): <= 5 for a one-day run, <= 8 for a backfill;
+- backfill: model time <= 1.0x insert_overwrite's (and <= 1.3x the raw statements');
+- statements per model run: <= 5 for a one-day run, <= 8 for a backfill;
 - the kinds: unique key, partition, unmanaged and tracked <= 1.25x their counterpart's daily
   model time, SCD type 2 <= 1.0x dbt snapshot's; partition and unmanaged issue no more
   statements than their counterpart + 1 (the run record);
@@ -70,8 +70,8 @@ def statement_label(sql: str) -> str:
     """A statement's first words without dbt's comment, schema names shortened."""
     text = re.sub(r"/\*.*?\*/", " ", sql, flags=re.S)
     text = " ".join(text.split())
-    # the plan's read of the log: its form since issue 32 (one plain read, planned in Jinja),
-    # or before it (`--before`: one planning query, issue 19's or issue 18's)
+    # the plan's read of the log: its form now (one plain read, planned in Jinja),
+    # or before it (`--before`: one planning query, as earlier releases did)
     if text.lower().startswith("select relation, model_id, interval_start, interval_end,"):
         return "the plan: one read of the interval log (planned in Jinja)"
     if text.lower().startswith(("select inline(concat(", "with vulcan_log")):
@@ -118,7 +118,7 @@ def goals(cold: dict[str, Any]) -> list[list[str]]:
                 _ok(_ratio(fill, io_fill) <= 1.0),
             ],
             [
-                f"backfill{label}: model time / raw statements' (issue 19)",
+                f"backfill{label}: model time / raw statements'",
                 "≤ 1.3x (1.1x)",
                 f"{_ratio(fill, raw_fill):.2f}x",
                 _ok(_ratio(fill, raw_fill) <= 1.3),
@@ -132,13 +132,13 @@ def goals(cold: dict[str, Any]) -> list[list[str]]:
         )
         rows += [
             [
-                f"statements, one-day run{label} (issue 19)",
+                f"statements, one-day run{label}",
                 "≤ 5",
                 str(day_statements),
                 _ok(0 <= day_statements <= 5),
             ],
             [
-                f"statements, backfill{label} (issue 19)",
+                f"statements, backfill{label}",
                 "≤ 8",
                 str(fill_statements),
                 _ok(0 <= fill_statements <= 8),
@@ -212,7 +212,7 @@ EMBEDDED = (
 def section(cold: dict[str, Any], size: Size, spark: str = EMBEDDED) -> list[str]:
     """The markdown of the fresh-process suite; `spark`: how the runs reach Spark."""
     n = size.days
-    lines = ["## Goals (issue 49): a fresh `dbt` process per run", ""]
+    lines = ["## Goals: a fresh `dbt` process per run", ""]
     lines += _table(["goal", "target (stretch)", "measured", "met"], goals(cold))
     lines += [
         "",
@@ -266,7 +266,7 @@ def section(cold: dict[str, Any], size: Size, spark: str = EMBEDDED) -> list[str
     return lines
 
 
-# issue 49's goal for a kind's daily model time over its counterpart's (1.25x unless named)
+# the goal for a kind's daily model time over its counterpart's (1.25x unless named)
 # and the kinds whose statements count against the counterpart's + 1 (the run record)
 KIND_LIMITS = {"scd_by_time": 1.0, "scd_by_column": 1.0}
 COUNTED = ("partition", "unmanaged")
@@ -379,7 +379,7 @@ def kind_ratios(kinds: dict[str, Any]) -> dict[tuple[str, str], float]:
 
 def scale_section(scales: list[dict[str, Any]]) -> list[str]:
     """Each pair's ratio at every target size: the ratio at the largest must not exceed the
-    ratio at the smallest (issue #49 item 4: no cost that grows with the table)."""
+    ratio at the smallest (no cost that grows with the table)."""
     from benchmarks.kinds import PAIRS
 
     scales = sorted(scales, key=lambda k: k["keys"])

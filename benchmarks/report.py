@@ -226,7 +226,7 @@ def write_report(
     if problems:
         lines += ["**PROBLEMS** (the run exits non-zero):", ""] + [f"- {p}" for p in problems]
         lines.append("")
-    lines += ["## Targets (issue 10)", ""]
+    lines += ["## Targets", ""]
     lines += _table(["target", "goal", "measured", "met"], targets)
     lines += ["", "## Machine", ""]
     lines += [

@@ -75,7 +75,15 @@ dbt=${DBT:-$root/.venv/bin/dbt}
 cd "$here"
 # the kinds' macros: this repository as a dbt package (packages.yml, `local: ..`)
 "$dbt" deps --project-dir "$here" --profiles-dir "$here" --target "$target" --log-path "logs/$target-$mode" >/dev/null
+# VULCAN_VIRTUAL_FROM=N: builds N and later with the virtual layer (vulcan_virtual: true): the
+# tables of the builds before are adopted, every model becomes a view over its version's table,
+# and every equality test must still pass (0, the default: never)
+virtual_from=${VULCAN_VIRTUAL_FROM:-0}
 for build in $(seq "$builds"); do
+  if [ "$virtual_from" -gt 0 ] && [ "$build" -ge "$virtual_from" ]; then
+    state_vars="$state_vars, vulcan_virtual: true"
+    echo "run.sh: build $build with the virtual layer (vulcan_virtual: true)"
+  fi
   if [ "$build" -gt 1 ]; then
     # restatement along the DAG: two days of daily_sales and, downstream, the week that covers
     # them in weekly_sales; this build recomputes both and every equality test must still pass

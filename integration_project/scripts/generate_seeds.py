@@ -438,6 +438,18 @@ def main() -> None:
         rows,
     )
 
+    # --- expected: tracked.order_lines (every order's lines: a build from nothing holds every
+    # group, and the incremental build syncs its window and keeps the rest) ---------------------
+    write(
+        "expected/tracked/expected_order_lines.csv",
+        ["order_id", "order_date", "order_item_id", "product_id", "quantity", "unit_price"],
+        [
+            [i[1], order_by_id[i[1]].order_date, i[0], i[2], i[3], money(i[4])]
+            for i in items
+            if order_by_id[i[1]].order_date <= LAST_DAY
+        ],
+    )
+
 
 if __name__ == "__main__":
     main()

@@ -2,7 +2,8 @@
 `dbt/include/vulcan/macros/config/config_keys.sql` (`vulcan_config_keys()`: JSON data that the
 macro reads with `fromjson`), which the macros use in both modes. This module renders that
 macro once (plain Jinja, no dbt context) and derives what Python needs: the keys of each kind,
-the required ones, dbt's own keys, and the README option tables."""
+the required ones, dbt's own keys, and the option tables of the reference
+(docs/reference/config.md)."""
 
 from __future__ import annotations
 
@@ -154,9 +155,9 @@ _SHORT = {
 }
 
 
-def readme_table(section: str) -> str:
-    """The README option table of one section ('every', a kind, 'scd_type_2'); outside
-    'every', a column names the kinds that accept each key."""
+def option_table(section: str) -> str:
+    """The option table of one section of docs/reference/config.md ('every', a kind,
+    'scd_type_2'); outside 'every', a column names the kinds that accept each key."""
     every = section == "every"
     head = "| option | type | default | meaning |" + ("" if every else " kinds |")
     lines = [head, "| --- | --- | --- | --- |" + ("" if every else " --- |")]

@@ -1,5 +1,6 @@
 """The config keys are declared once (macros/config/config_keys.sql): what the validator
-accepts, the adapter's config class and README's option tables all come from it."""
+accepts, the adapter's config class and the reference's option tables
+(docs/reference/config.md) all come from it."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from tests.support.macro_harness import Harness
 ROOT = Path(__file__).resolve().parents[4]
 
 
-def _readme_script() -> object:
+def _reference_script() -> object:
     spec = importlib.util.spec_from_file_location(
-        "readme_config_tables", ROOT / "scripts" / "readme_config_tables.py"
+        "reference_config_tables", ROOT / "scripts" / "reference_config_tables.py"
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -25,15 +26,15 @@ def _readme_script() -> object:
     return module
 
 
-def test_readme_tables_are_generated_from_the_declaration() -> None:
-    text = (ROOT / "README.md").read_text()
-    assert _readme_script().rendered(text) == text, (  # type: ignore[attr-defined]
-        "README.md's config tables differ from config_keys.sql: "
-        "run `.venv/bin/python scripts/readme_config_tables.py`"
+def test_reference_tables_are_generated_from_the_declaration() -> None:
+    text = (ROOT / "docs" / "reference" / "config.md").read_text()
+    assert _reference_script().rendered(text) == text, (  # type: ignore[attr-defined]
+        "docs/reference/config.md's config tables differ from config_keys.sql: "
+        "run `.venv/bin/python scripts/reference_config_tables.py`"
     )
     for section in config_keys.SECTIONS:
         assert f"<!-- config-table: {section} -->" in text
-    # every key of the declaration is in README, in its section's table
+    # every key of the declaration is in the reference, in its section's table
     for key in config_keys.config_keys():
         assert f"| `{key.name}`" in text
 

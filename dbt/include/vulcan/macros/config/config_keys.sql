@@ -29,7 +29,7 @@
 
     The table is JSON data inside the macro (kinds by their full names, `all` for every kind):
     Jinja compiles it as one piece of text, so a run that reads a key compiles no 16 KB of
-    Jinja literals (issue 49); `fromjson` reads it. A literal `{{` in a text is written
+    Jinja literals; `fromjson` reads it. A literal `{{` in a text is written
     `{\u007b`. -#}
 
 {#- The dbt-vulcan kinds (materializations), in one place. -#}

@@ -2,7 +2,7 @@
     and has no lock. When several threads start dbt-vulcan models at once, every one compiles
     the same templates (a steady run calls about 75 KB of Jinja, and compiling holds Python's
     GIL): in a daily job of 25 models on eight threads, each model of the first wave waited
-    about ten seconds between its state read and its write (issue 49, item 5;
+    about ten seconds between its state read and its write (measured with
     benchmarks/job.py). The package's on-run-start hook (vulcan_on_run_start) therefore
     compiles the run path's templates once, in the main thread, before the threads start,
     when two or more selected dbt-vulcan models can start together (threads >= 2). A single

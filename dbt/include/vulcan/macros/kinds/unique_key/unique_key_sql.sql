@@ -68,7 +68,7 @@
     writes no data file (Delta commits nothing). A batch of a time range (`whole` false)
     is compared with the table's rows whose key it has only, found by a semi join on the
     MERGE's condition first: Spark broadcasts a small batch and streams the table once,
-    instead of shuffling every row of it (issue #49 item 4); the batch's query then runs twice
+    instead of shuffling every row of it; the batch's query then runs twice
     (the semi join reads its keys; the duplicate-key check is the other read's). The whole query's batch (a model without `start`) is as
     large as the table: one anti join, its query read once. -#}
 {% macro vulcan_unique_key_merge_sql(spec, relation, sql, compare=none, whole=false) %}
