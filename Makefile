@@ -7,7 +7,7 @@ DURATIONS ?= 10
 .PHONY: setup example test lint docs environments unit functional functional-parquet functional-delta \
 	functional-iceberg functional-package functional-package-parquet functional-package-iceberg integration integration-parquet integration-package integration-delta thrift databricks databricks-full test-lane-1 \
 	test-lane-2 compat compat-oldest bench bench-quick bench-thrift bench-thrift-quick bench-warm bench-warm-quick \
-	fuzz
+	fuzz fuzz-environments
 
 setup:
 	bash scripts/bootstrap.sh
@@ -405,7 +405,19 @@ FUZZ_PENDING ?=
 FUZZ_KINDS ?=
 fuzz: setup
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_STEPS=$(FUZZ_STEPS) FUZZ_SEED=$(FUZZ_SEED) \
-		FUZZ_PENDING=$(FUZZ_PENDING) FUZZ_KINDS=$(FUZZ_KINDS) $(PYTEST) tests/functional/fuzz -q --durations=$(DURATIONS) \
+		FUZZ_PENDING=$(FUZZ_PENDING) FUZZ_KINDS=$(FUZZ_KINDS) $(PYTEST) tests/functional/fuzz/test_stateful.py -q --durations=$(DURATIONS) \
+		--profile $(FUZZ_PROFILE) --mode $(FUZZ_MODE)
+
+# The environments fuzzer (tests/functional/fuzz/test_environments_fuzz.py): runs in prod, dev
+# and ci targets, changes and rollbacks, late rows, the janitor and dropped environments, against
+# the expected world; CI runs its default budget (2 examples of up to 6 steps) in
+# functional-parquet
+ENV_FUZZ_EXAMPLES ?= 20
+ENV_FUZZ_STEPS ?= 12
+ENV_FUZZ_SEED ?= random
+fuzz-environments: setup
+	ENV_FUZZ_EXAMPLES=$(ENV_FUZZ_EXAMPLES) ENV_FUZZ_STEPS=$(ENV_FUZZ_STEPS) ENV_FUZZ_SEED=$(ENV_FUZZ_SEED) \
+		$(PYTEST) tests/functional/fuzz/test_environments_fuzz.py -q --durations=$(DURATIONS) \
 		--profile $(FUZZ_PROFILE) --mode $(FUZZ_MODE)
 
 # Benchmarks (not part of `make test`): side-by-side ratios against dbt-spark's strategies and

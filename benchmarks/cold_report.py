@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.generate import Size
-from benchmarks.report import write_page
+from benchmarks.report import shown_command, write_page
 
 LABELS = {
     "vulcan": "dbt-vulcan, `type: vulcan`",
@@ -506,9 +506,9 @@ def write(
     problems = list(cold.get("problems", []))
     lines = ["# Benchmarks", "", intro, ""]
     lines += [
-        f"This run: `{meta.get('command', '')}` ({size.name} size, {size.repeats} "
+        f"This run: `{shown_command(meta.get('command', ''))}` ({size.name} size, {size.repeats} "
         f"repetition(s); {meta.get('total_seconds', '?')} s in all), "
-        f"commit {meta.get('commit', '?')}.",
+        f"commit {str(meta.get('commit', '?')).split(' ')[0]}.",
         "",
     ]
     if problems:

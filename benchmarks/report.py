@@ -218,7 +218,7 @@ def write_report(
         "make bench-warm-quick  # benchmarks/run.py --suite warm --quick → a temporary folder",
         "```",
         "",
-        f"This run: `.venv/bin/python {meta.get('command', '')}` ({size.name} size, "
+        f"This run: `.venv/bin/python {shown_command(meta.get('command', ''))}` ({size.name} size, "
         f"{size.repeats} repetition(s), microbatch {min(microbatch_repeats, size.repeats)}; "
         f"{meta.get('total_seconds', '?')} s in all).",
         "",
@@ -388,11 +388,40 @@ def write_report(
     return problems
 
 
+def shown_command(command: str) -> str:
+    """A run's command as a page shows it: the machine's folders left out (`--workdir`,
+    `--out`, `--keep`), a checkout to compare with named `<checkout>`."""
+    words = command.split()
+    shown: list[str] = []
+    skip = False
+    for k, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        if word in ("--workdir", "--out"):
+            skip = True
+        elif word == "--keep":
+            continue
+        elif k > 0 and words[k - 1] == "--before":
+            shown.append("<checkout>")
+        else:
+            shown.append(word)
+    return " ".join(shown)
+
+
 def write_page(out: Path, lines: list[str], findings: str) -> None:
-    """Writes a report page: `lines`, then benchmarks/<findings> (the prose that explains it)."""
-    notes = Path(__file__).with_name(findings)
-    if notes.exists():
-        lines = [*lines, notes.read_text().strip(), ""]
+    """Writes a report page: `lines`, then where what they mean is said: the site's summary
+    page, and benchmarks/<findings>, the notes of each round (kept outside the site)."""
+    lines = [
+        *lines,
+        "## Findings",
+        "",
+        "What these numbers mean, and what is missed and why, is summed up in",
+        "[what the benchmarks show](benchmarks-summary.md). The notes of each round of"
+        " measurement, with",
+        f"what was tried, stay beside the suite's code in the repository: `benchmarks/{findings}`.",
+        "",
+    ]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines))
 

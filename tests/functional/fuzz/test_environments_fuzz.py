@@ -25,7 +25,7 @@ What it does
     run. After each step every environment's views hold their version's expected rows, and the
     physical tables are exactly the expected versions'.
 
-Budget: ENV_FUZZ_EXAMPLES (default 3) examples of up to ENV_FUZZ_STEPS (default 8) steps, seed
+Budget: ENV_FUZZ_EXAMPLES (default 2) examples of up to ENV_FUZZ_STEPS (default 6) steps, seed
 ENV_FUZZ_SEED (default 77; `random` for a new one, printed). `make fuzz-environments`.
 """
 
@@ -51,8 +51,8 @@ from hypothesis.stateful import (
 
 from tests.support.functional import rows
 
-EXAMPLES = int(os.environ.get("ENV_FUZZ_EXAMPLES", "3"))
-STEP_COUNT = int(os.environ.get("ENV_FUZZ_STEPS", "8"))
+EXAMPLES = int(os.environ.get("ENV_FUZZ_EXAMPLES", "2"))
+STEP_COUNT = int(os.environ.get("ENV_FUZZ_STEPS", "6"))
 SEED_TEXT = os.environ.get("ENV_FUZZ_SEED", "77")
 DAYS = 8  # the source's days: 2025-01-01 .. 2025-01-08
 EXEC = "2025-01-09 01:00:00"  # every day due
