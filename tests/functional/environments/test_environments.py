@@ -285,13 +285,28 @@ class TestEnvironments:
         assert "is the prod environment" in out
 
 
+# an append-only log of the events newer than the newest it holds: it reads itself
+NEW_EVENTS = """{{ config(materialized='incremental_unmanaged') }}
+select event_id, event_date from {{ ref('raw_events') }}
+{% if is_incremental() %}
+where event_id > (select coalesce(max(event_id), 0) from {{ this }})
+{% endif %}
+"""
+
+
 class TestAdoption:
     """The first run with the virtual layer keeps every row and interval of a table built
     without it; the processed days are not recomputed."""
 
     @pytest.fixture(scope="class")
     def project_config_update(self, unique_schema: str) -> dict[str, Any]:
-        return {"vars": {"vulcan_physical_schema": unique_schema + "_physical"}}
+        # the test's one target is prod
+        return {
+            "vars": {
+                "vulcan_physical_schema": unique_schema + "_physical",
+                "vulcan_prod_target": "default",
+            }
+        }
 
     @pytest.fixture(scope="class")
     def seeds(self) -> dict[str, str]:
@@ -299,7 +314,7 @@ class TestAdoption:
 
     @pytest.fixture(scope="class")
     def models(self) -> dict[str, str]:
-        return {"customers.sql": CUSTOMERS, "daily.sql": daily(1)}
+        return {"customers.sql": CUSTOMERS, "daily.sql": daily(1), "new_events.sql": NEW_EVENTS}
 
     @pytest.fixture(scope="class", autouse=True)
     def _other_schemas(self, project: Any) -> Any:
@@ -321,9 +336,9 @@ class TestAdoption:
         writes = data_statements(logs_dir, "daily")
         assert any("2025-01-06" in s or "insert into" in s.lower() for s in writes)
         kinds = {str(r[1]) for r in rows(project, f"show views in {schema}")}
-        assert {"daily", "customers"} <= kinds
+        assert {"daily", "customers", "new_events"} <= kinds
         physical = {str(r[1]) for r in rows(project, f"show tables in {schema}_physical")}
-        assert len(physical) == 2
+        assert len(physical) == 3
         # the intervals were carried: the daily table's log under its physical table
         (daily_table,) = (t for t in physical if t.startswith("daily__"))
         processed = rows(
@@ -338,6 +353,9 @@ class TestAdoption:
         # the next run with it is a run like any other: nothing due, nothing written
         run("run", vars={**EXEC, "vulcan_virtual": True})
         assert data_statements(logs_dir, "daily") == []
+        # the log that reads itself read its view (its own table): nothing appended twice
+        logged = rows(project, f"select event_id, count(*) from {schema}.new_events group by 1")
+        assert len(logged) == 21 and all(n == 1 for _, n in logged)
         virtual_rows = rows(project, f"select event_date, revenue from {schema}.daily order by 1")
         customers = rows(project, f"select * from {schema}.customers order by 1")
 
@@ -351,3 +369,110 @@ class TestAdoption:
         assert rows(project, f"select * from {schema}.customers order by 1") == customers
         run("run", vars={**EXEC, "vulcan_virtual": False})
         assert data_statements(logs_dir, "daily") == []
+
+
+DIM = """{{ config(materialized='incremental_by_unique_key', unique_key='customer_id',
+          meta={'start': '2025-01-01'}) }}
+select customer_id, max(event_date) as last_seen, count(*) as events EXTRA
+from {{ ref('raw_events') }}
+where event_date between @start_ds and @end_ds
+group by customer_id
+"""
+LOG = """{{ config(materialized='incremental_unmanaged') }}
+select count(*) as events, @execution_ds as logged_on from {{ ref('raw_events') }}
+"""
+FORWARD = """{{ config(materialized='incremental_by_time_range',
+          meta={'time_column': 'event_date', 'start': '2025-01-01', 'cron': '@daily',
+                'forward_only': true}) }}
+select event_date, sum(amount) * FACTOR as revenue
+from {{ ref('raw_events') }}
+where event_date between @start_ds and @end_ds
+group by 1
+"""
+DIM_TESTS = """
+version: 2
+models:
+  - name: dim
+    columns:
+      - name: customer_id
+        data_tests: [not_null, unique]
+"""
+
+
+class TestEnvironmentTablesOfTheirOwn:
+    """What a dev build cannot hand to prod is built in a table of that environment only: a
+    unique key built from the dev window, an unmanaged model's run history, a forward_only
+    model's change previewed."""
+
+    @pytest.fixture(scope="class")
+    def profiles_config_update(
+        self, dbt_profile_target: dict[str, Any], unique_schema: str
+    ) -> dict[str, Any]:
+        outputs = {
+            name: {**dbt_profile_target, "schema": unique_schema + suffix}
+            for name, suffix in (("default", ""), ("prod", ""), ("dev", "_dev"))
+        }
+        return {"test": {"outputs": outputs, "target": "prod"}}
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self, unique_schema: str) -> dict[str, Any]:
+        return {
+            "vars": {"vulcan_virtual": True, "vulcan_physical_schema": unique_schema + "_physical"}
+        }
+
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_events.csv": EVENTS}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {
+            "dim.sql": DIM.replace("EXTRA", ""),
+            "event_log.sql": LOG,
+            "forward.sql": FORWARD.replace("FACTOR", "1"),
+            "dim.yml": DIM_TESTS,
+        }
+
+    @pytest.fixture(scope="class", autouse=True)
+    def _other_schemas(self, project: Any) -> Any:
+        yield
+        for suffix in ("_dev", "_physical"):
+            project.run_sql(f"drop schema if exists {project.test_schema}{suffix} cascade")
+
+    def physical(self, project: Any) -> set[str]:
+        return {str(r[1]) for r in rows(project, f"show tables in {project.test_schema}_physical")}
+
+    def test_dev_builds_what_prod_cannot_take_in_its_own_tables(
+        self, project: Any, logs_dir: str
+    ) -> None:
+        prod, dev = project.test_schema, project.test_schema + "_dev"
+        window = {**EXEC, "vulcan_dev_start": "3 days"}
+        run("seed", "--target", "prod")
+        run("seed", "--target", "dev")
+        run("build", "--target", "prod", vars=EXEC)
+        shared = self.physical(project)
+        assert len(shared) == 3 and not any(t.endswith("__dev") for t in shared)
+        prod_log = rows(project, f"select * from {prod}.event_log")
+
+        # unchanged: prod's versions, read only, even the unmanaged log
+        run("build", "--target", "dev", vars=window)
+        for name in ("dim", "event_log", "forward"):
+            assert data_statements(logs_dir, name) == [], name
+        assert rows(project, f"select * from {dev}.event_log") == prod_log
+
+        # changed in dev with the window: the unique key built from the window, in dev's own
+        # table; the forward_only change previewed in dev's own table; prod untouched
+        write_file(DIM.replace("EXTRA", ", 1 as flag"), project.project_root, "models", "dim.sql")
+        write_file(FORWARD.replace("FACTOR", "3"), project.project_root, "models", "forward.sql")
+        run("build", "--target", "dev", vars=window)
+        own = self.physical(project) - shared
+        assert {t.split("__")[0] for t in own} == {"dim", "forward"}, own
+        assert all(t.endswith("__dev") for t in own), own
+        dim_dev = rows(project, f"select customer_id, last_seen, flag from {dev}.dim order by 1")
+        assert dim_dev and all(str(r[1]) >= "2025-01-08" for r in dim_dev)
+        assert rows(project, f"select count(*) from {prod}.dim") == [(3,)]
+        preview = dict(rows(project, f"select event_date, revenue from {dev}.forward"))
+        kept = dict(rows(project, f"select event_date, revenue from {prod}.forward"))
+        assert preview and all(v == 3 * kept[d] for d, v in preview.items())
+        # the dbt tests of `dbt build` ran against dev's view (and passed)
+        assert rows(project, f"show tables in {dev} like 'dim'")

@@ -32,7 +32,7 @@
     {%- if view_existing is not none and view_existing.type != 'view' -%}
       {#- a table built without the virtual layer: adopted as its version's (engine/virtual_adopt.sql) -#}
       {%- do state.update({'rows': dbt_vulcan.vulcan_virtual_adopt(view_existing, target_relation, state.by_key.get(dbt_vulcan.vulcan_relation_key(this), []), state.rows, cfg)}) -%}
-      {%- set view_existing = none -%}
+      {%- set view_existing = this.incorporate(type='view') -%}
     {%- endif -%}
     {%- set existing_relation = dbt_vulcan.vulcan_physical_existing(target_relation, state.rows) -%}
     {%- if state.virtual.resolved.reuse and existing_relation is not none -%}

@@ -100,6 +100,11 @@
   {%- if held and held.intervals -%}{{ log(dbt_vulcan.vulcan_held_back_message(cfg, held), info=True) }}{%- endif -%}
   {%- set extra = {'created': created} -%}
   {%- do extra.update(checked.get('extra') or {}) -%}
+  {%- if begin.state.virtual is not none and dbt_vulcan.vulcan_reads_itself(model) -%}
+    {#- a model reading itself (`{{ this }}`, its view) reads the table it writes: the view
+        points there before the batches (environments/view.sql) -#}
+    {%- do dbt_vulcan.vulcan_point_view(begin, true) -%}
+  {%- endif -%}
   {%- set written = dbt_vulcan.vulcan_run_batches(kind, steps.strategy, target_relation, plan, cfg, checked.get('time_type'), projection, steps.action, extra) -%}
   {#- as dbt-spark's and dbt-databricks' own materializations end: dbt's `grants` (revoking
       what the config no longer grants, unless the table is new), the docs (`persist_docs`),

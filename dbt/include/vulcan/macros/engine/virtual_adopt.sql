@@ -9,7 +9,9 @@
     on as any run of that version (its view is created at its end). A run stopped before the
     append copies again; one stopped after it finds the version's rows and only drops the old
     table. When the version's table has processed intervals already (another environment built
-    it), the old table holds nothing it lacks: it is dropped. Returns the physical table's log rows. -#}
+    it), the old table holds nothing it lacks: it is dropped. The view is created over the
+    physical table at once (the run's end points it again, and records the pointer). Returns
+    the physical table's log rows. -#}
 {% macro vulcan_virtual_adopt(old, physical, old_rows, physical_rows, cfg) %}
   {#- the old table's log rows as the physical table's (what the run then plans from) -#}
   {%- set key = dbt_vulcan.vulcan_relation_key(physical) -%}
@@ -39,6 +41,11 @@
     {%- endif -%}
   {%- endif -%}
   {% do adapter.drop_relation(old) %}
+  {#- the view at once, over the adopted rows: the relation is never missing, and a model that
+      reads itself reads its rows from here on -#}
+  {% call statement('vulcan_adopt_view') -%}
+    create view {{ old.incorporate(type='view') }} as select * from {{ physical }}
+  {%- endcall %}
   {{ return(physical_rows if built else carried + physical_rows) }}
 {% endmacro %}
 
