@@ -192,3 +192,20 @@ def leave_stage(
         )
     else:
         project.run_sql(f"insert into {STATE} values {values}")
+
+
+def environment_profiles(target: dict[str, Any], schema: str, *others: str) -> dict[str, Any]:
+    """dbt.tests' profile with one target per environment, for the virtual layer's tests:
+    `default` and `prod` in the test's schema, each of `others` (dev, ci, ...) in
+    `<schema>_<name>`; prod is the default target."""
+    outputs = {name: {**target, "schema": schema} for name in ("default", "prod")}
+    outputs.update({name: {**target, "schema": f"{schema}_{name}"} for name in others})
+    return {"test": {"outputs": outputs, "target": "prod"}}
+
+
+def environment_vars(schema: str, **more: Any) -> dict[str, Any]:
+    """The project vars of a test of the virtual layer: on, its physical tables in
+    `<schema>_physical`."""
+    return {
+        "vars": {"vulcan_virtual": True, "vulcan_physical_schema": f"{schema}_physical", **more}
+    }

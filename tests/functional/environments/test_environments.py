@@ -12,7 +12,14 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
 
-from tests.support.functional import STATE, model_statements, rows, run
+from tests.support.functional import (
+    STATE,
+    environment_profiles,
+    environment_vars,
+    model_statements,
+    rows,
+    run,
+)
 
 EXEC = {"vulcan_execution_time": "2025-01-11 01:00:00"}
 
@@ -85,20 +92,11 @@ class TestEnvironments:
     def profiles_config_update(
         self, dbt_profile_target: dict[str, Any], unique_schema: str
     ) -> dict[str, Any]:
-        outputs = {
-            name: {**dbt_profile_target, "schema": unique_schema + suffix}
-            for name, suffix in (("default", ""), ("prod", ""), ("dev", "_dev"), ("ci", "_ci"))
-        }
-        return {"test": {"outputs": outputs, "target": "prod"}}
+        return environment_profiles(dbt_profile_target, unique_schema, "dev", "ci")
 
     @pytest.fixture(scope="class")
     def project_config_update(self, unique_schema: str) -> dict[str, Any]:
-        return {
-            "vars": {
-                "vulcan_virtual": True,
-                "vulcan_physical_schema": unique_schema + "_physical",
-            }
-        }
+        return environment_vars(unique_schema)
 
     @pytest.fixture(scope="class")
     def seeds(self) -> dict[str, str]:
@@ -300,13 +298,10 @@ class TestAdoption:
 
     @pytest.fixture(scope="class")
     def project_config_update(self, unique_schema: str) -> dict[str, Any]:
-        # the test's one target is prod
-        return {
-            "vars": {
-                "vulcan_physical_schema": unique_schema + "_physical",
-                "vulcan_prod_target": "default",
-            }
-        }
+        # built without the virtual layer first (the runs turn it on); the one target is prod
+        config = environment_vars(unique_schema, vulcan_prod_target="default")
+        del config["vars"]["vulcan_virtual"]
+        return config
 
     @pytest.fixture(scope="class")
     def seeds(self) -> dict[str, str]:
@@ -408,17 +403,11 @@ class TestEnvironmentTablesOfTheirOwn:
     def profiles_config_update(
         self, dbt_profile_target: dict[str, Any], unique_schema: str
     ) -> dict[str, Any]:
-        outputs = {
-            name: {**dbt_profile_target, "schema": unique_schema + suffix}
-            for name, suffix in (("default", ""), ("prod", ""), ("dev", "_dev"))
-        }
-        return {"test": {"outputs": outputs, "target": "prod"}}
+        return environment_profiles(dbt_profile_target, unique_schema, "dev")
 
     @pytest.fixture(scope="class")
     def project_config_update(self, unique_schema: str) -> dict[str, Any]:
-        return {
-            "vars": {"vulcan_virtual": True, "vulcan_physical_schema": unique_schema + "_physical"}
-        }
+        return environment_vars(unique_schema)
 
     @pytest.fixture(scope="class")
     def seeds(self) -> dict[str, str]:

@@ -15,7 +15,7 @@ from dbt.tests.util import write_file
 
 from tests.functional.environments.test_environments import data_statements, op
 from tests.support import layered_project as job
-from tests.support.functional import STATE, rows, run
+from tests.support.functional import STATE, environment_profiles, environment_vars, rows, run
 
 START = "2025-01-01"
 EXEC = {"vulcan_execution_time": "2025-01-15 01:00:00"}  # 14 days due
@@ -28,23 +28,11 @@ class TestLayeredProjectEnvironments:
     def profiles_config_update(
         self, dbt_profile_target: dict[str, Any], unique_schema: str
     ) -> dict[str, Any]:
-        outputs = {
-            name: {**dbt_profile_target, "schema": unique_schema + suffix}
-            for name, suffix in (
-                ("default", ""),
-                ("prod", ""),
-                ("dev", "_dev"),
-                ("ci", "_ci"),
-                ("clean", "_clean"),
-            )
-        }
-        return {"test": {"outputs": outputs, "target": "prod"}}
+        return environment_profiles(dbt_profile_target, unique_schema, "dev", "ci", "clean")
 
     @pytest.fixture(scope="class")
     def project_config_update(self, unique_schema: str) -> dict[str, Any]:
-        return {
-            "vars": {"vulcan_virtual": True, "vulcan_physical_schema": unique_schema + "_physical"}
-        }
+        return environment_vars(unique_schema)
 
     @pytest.fixture(scope="class")
     def seeds(self) -> dict[str, str]:

@@ -49,7 +49,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from tests.support.functional import rows
+from tests.support.functional import environment_profiles, environment_vars, rows
 
 EXAMPLES = int(os.environ.get("ENV_FUZZ_EXAMPLES", "2"))
 STEP_COUNT = int(os.environ.get("ENV_FUZZ_STEPS", "6"))
@@ -237,17 +237,11 @@ class TestEnvironmentsFuzz:
     def profiles_config_update(
         self, dbt_profile_target: dict[str, Any], unique_schema: str
     ) -> dict[str, Any]:
-        outputs = {
-            name: {**dbt_profile_target, "schema": unique_schema + suffix}
-            for name, suffix in (("default", ""), ("prod", ""), ("dev", "_dev"), ("ci", "_ci"))
-        }
-        return {"test": {"outputs": outputs, "target": "prod"}}
+        return environment_profiles(dbt_profile_target, unique_schema, "dev", "ci")
 
     @pytest.fixture(scope="class")
     def project_config_update(self, unique_schema: str) -> dict[str, Any]:
-        return {
-            "vars": {"vulcan_virtual": True, "vulcan_physical_schema": unique_schema + "_physical"}
-        }
+        return environment_vars(unique_schema)
 
     @pytest.fixture(scope="class", autouse=True)
     def _other_schemas(self, project: Any) -> Any:

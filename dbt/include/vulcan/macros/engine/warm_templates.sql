@@ -37,7 +37,7 @@
 "vulcan_held_back_message", "vulcan_timestamp_partitions", "vulcan_kinds", "vulcan_layout", "vulcan_lists_stages",
 "_vulcan_log_batch", "vulcan_log_details", "vulcan_log_read", "vulcan_log_summary",
 "vulcan_materialize", "vulcan_micros", "vulcan_model_plan", "vulcan_model_query",
-"vulcan_model_state", "vulcan_node_config", "vulcan_on_run_start", "vulcan_output_filter",
+"vulcan_model_state", "vulcan_nearest_models", "vulcan_node_config", "vulcan_on_run_start", "vulcan_output_filter",
 "vulcan_parse_ts", "vulcan_pending_stages", "_vulcan_plan_bounds", "_vulcan_plan_datetime",
 "_vulcan_plan_end_us", "_vulcan_plan_gaps", "_vulcan_plan_hold_back", "_vulcan_plan_index",
 "_vulcan_plan_int", "vulcan_plan_intervals", "_vulcan_plan_k", "_vulcan_plan_micros",

@@ -49,21 +49,7 @@
 {#- The nearest dbt-vulcan models a node reads (through dbt's own models, which the walk
     passes), as graph nodes. -#}
 {% macro vulcan_virtual_parents(node) %}
-  {%- set found = {} -%}
-  {%- set seen = {} -%}
-  {%- set todo = ((node.get('depends_on') or {}).get('nodes') or []) | list -%}
-  {%- for id in todo if id not in seen -%}
-    {%- do seen.update({id: true}) -%}
-    {%- set parent = graph.nodes.get(id) -%}
-    {%- if parent is not none and parent.resource_type == 'model' -%}
-      {%- if dbt_vulcan.vulcan_is_virtual_node(parent) -%}
-        {%- do found.update({parent.unique_id: parent}) -%}
-      {%- else -%}
-        {%- do todo.extend(((parent.get('depends_on') or {}).get('nodes') or []) | list) -%}
-      {%- endif -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {{ return(found.values() | sort(attribute='unique_id') | list) }}
+  {{ return(dbt_vulcan.vulcan_nearest_models(node).values() | sort(attribute='unique_id') | list) }}
 {% endmacro %}
 
 {#- {environment: {physical, version, at, identity, own, view, model_id}}: what each environment's view points at, from a

@@ -8,24 +8,7 @@
 
 {#- The parent nodes of `node` (graph nodes), by name order. -#}
 {% macro vulcan_upstream_models(node) %}
-  {%- set kinds = dbt_vulcan.vulcan_kinds() -%}
-  {%- set found = {} -%}
-  {%- set seen = {} -%}
-  {%- set todo = ((node.get('depends_on') or {}).get('nodes') or []) | list -%}
-  {#- a loop over a growing list: Jinja's for runs over what was appended while it runs -#}
-  {%- for id in todo if id not in seen -%}
-    {%- do seen.update({id: true}) -%}
-    {%- set parent = graph.nodes.get(id) -%}
-    {%- if parent is not none and parent.resource_type == 'model' -%}
-      {%- set config = dbt_vulcan.vulcan_node_config(parent) -%}
-      {%- if config.get('materialized') in kinds and config.get('start') is not none -%}
-        {%- do found.update({parent.unique_id: parent}) -%}
-      {%- else -%}
-        {%- do todo.extend(((parent.get('depends_on') or {}).get('nodes') or []) | list) -%}
-      {%- endif -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {{ return(found.values() | sort(attribute='name') | list) }}
+  {{ return(dbt_vulcan.vulcan_nearest_models(node, true).values() | sort(attribute='name') | list) }}
 {% endmacro %}
 
 {#- The parents' keys in the state log, read with the model's own. -#}
