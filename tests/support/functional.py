@@ -209,3 +209,8 @@ def environment_vars(schema: str, **more: Any) -> dict[str, Any]:
     return {
         "vars": {"vulcan_virtual": True, "vulcan_physical_schema": f"{schema}_physical", **more}
     }
+
+
+def views_in(project: Any, schema: str) -> set[str]:
+    """The views of `schema` (SHOW VIEWS lists the session's temporary views too: left out)."""
+    return {str(r[1]) for r in rows(project, f"show views in {schema}") if not r[2]}

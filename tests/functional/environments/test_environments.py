@@ -19,6 +19,7 @@ from tests.support.functional import (
     model_statements,
     rows,
     run,
+    views_in,
 )
 
 EXEC = {"vulcan_execution_time": "2025-01-11 01:00:00"}
@@ -114,7 +115,7 @@ class TestEnvironments:
 
     def physical_tables(self, project: Any) -> set[str]:
         found = rows(project, f"show tables in {project.test_schema}_physical")
-        return {str(r[1]) for r in found}
+        return {str(r[1]) for r in found if not r[2]}  # the session's temporary views left out
 
     def test_versions_views_dev_deploy_rollback(self, project: Any, logs_dir: str) -> None:
         prod, dev, ci = (project.test_schema + s for s in ("", "_dev", "_ci"))
@@ -128,7 +129,7 @@ class TestEnvironments:
         assert len(tables) == 3 and all("__" in t for t in tables), tables
         kinds = {str(r[1]): str(r[2]) for r in rows(project, f"show tables in {prod}")}
         assert set(kinds) >= {"customers", "daily", "daily_rollup"}
-        views = {str(r[1]) for r in rows(project, f"show views in {prod}")}
+        views = views_in(project, prod)
         assert {"customers", "daily", "daily_rollup"} <= views
         before = rollup(project, prod)
         assert len(before) == 10
@@ -263,7 +264,7 @@ class TestEnvironments:
         # dropping dev and CI leaves the changed versions unused
         out = op(capsys, "prod", "vulcan_drop_environment", environment="dev")
         assert "3 views dropped" in out, out
-        assert not rows(project, f"show views in {dev}")
+        assert not views_in(project, dev)
         op(capsys, "ci", "vulcan_drop_environment")
         out = op(capsys, "prod", "vulcan_janitor", ttl="7 days", execution_time="2099-01-01")
         assert "dropped 2 physical tables" in out, out
@@ -330,9 +331,10 @@ class TestAdoption:
         assert after[:5] == before and len(after) == 10
         writes = data_statements(logs_dir, "daily")
         assert any("2025-01-06" in s or "insert into" in s.lower() for s in writes)
-        kinds = {str(r[1]) for r in rows(project, f"show views in {schema}")}
+        kinds = views_in(project, schema)
         assert {"daily", "customers", "new_events"} <= kinds
-        physical = {str(r[1]) for r in rows(project, f"show tables in {schema}_physical")}
+        listed = rows(project, f"show tables in {schema}_physical")
+        physical = {str(r[1]) for r in listed if not r[2]}
         assert len(physical) == 3
         # the intervals were carried: the daily table's log under its physical table
         (daily_table,) = (t for t in physical if t.startswith("daily__"))
@@ -357,7 +359,7 @@ class TestAdoption:
         # turned off (vulcan_virtual: false): the tables come back with their rows and
         # intervals, and the next run computes nothing again
         run("run", vars={**EXEC, "vulcan_virtual": False})
-        assert {str(r[1]) for r in rows(project, f"show views in {schema}")} == set()
+        assert views_in(project, schema) == set()
         assert rows(project, f"select event_date, revenue from {schema}.daily order by 1") == (
             virtual_rows
         )
@@ -429,7 +431,8 @@ class TestEnvironmentTablesOfTheirOwn:
             project.run_sql(f"drop schema if exists {project.test_schema}{suffix} cascade")
 
     def physical(self, project: Any) -> set[str]:
-        return {str(r[1]) for r in rows(project, f"show tables in {project.test_schema}_physical")}
+        listed = rows(project, f"show tables in {project.test_schema}_physical")
+        return {str(r[1]) for r in listed if not r[2]}
 
     def test_dev_builds_what_prod_cannot_take_in_its_own_tables(
         self, project: Any, logs_dir: str

@@ -8,8 +8,12 @@
 {% macro vulcan_physical_existing(relation, rows) %}
   {%- if rows -%}{{ return(relation) }}{%- endif -%}
   {% do adapter.create_schema(api.Relation.create(database=relation.database, schema=relation.schema)) %}
-  {%- set found = run_query('show tables in ' ~ relation.schema ~ " like '" ~ relation.identifier ~ "'") -%}
-  {{ return(relation if found.rows | length > 0 else none) }}
+  {%- set found = [] -%}
+  {#- (SHOW TABLES lists the session's temporary views too, whatever the schema) -#}
+  {%- for row in run_query('show tables in ' ~ relation.schema ~ " like '" ~ relation.identifier ~ "'").rows if not row[2] -%}
+    {%- do found.append(row[1]) -%}
+  {%- endfor -%}
+  {{ return(relation if found else none) }}
 {% endmacro %}
 
 {#- The settings as this environment runs them: a non-prod environment's dev window

@@ -39,7 +39,8 @@
   {%- endfor -%}
   {#- the version tables in the physical schema (not the stages a run keeps beside them) -#}
   {%- set tables = [] -%}
-  {%- for row in run_query('show tables in ' ~ schema).rows -%}
+  {#- (SHOW TABLES lists the session's temporary views too: left out) -#}
+  {%- for row in run_query('show tables in ' ~ schema).rows if not row[2] -%}
     {%- set name = row[1] | string | lower -%}
     {%- if modules.re.fullmatch('.+__[0-9a-f]{10}(__[a-z0-9_]+)?', name) and '__vulcan_' not in name -%}
       {%- do tables.append(name) -%}
