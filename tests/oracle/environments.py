@@ -131,10 +131,12 @@ def resolve(
     window: bool,
     prod_uses: Sequence[str],
     changed_forward_only: Sequence[str] = (),
+    deferred: bool = False,
 ) -> Choice:
     """The choice for a model: `prod_uses`, the models whose version prod's view points at;
     `window`, a dev window is set; `changed_forward_only`, the forward_only models whose SQL
-    prod's table has not run."""
+    prod's table has not run; `deferred`, dbt's --defer had the model read another version of
+    a parent."""
     done: dict[str, Choice] = {}
 
     def parents(uid: str) -> list[str]:
@@ -163,6 +165,8 @@ def resolve(
         if not is_prod:
             if uid in prod_uses:
                 own = uid in changed_forward_only and _forward_only(cfg)
+            elif deferred and uid == unique_id:
+                own = True  # its rows come from outside its version's lineage
             elif cfg.get("materialized") == "incremental_unmanaged":
                 own = True  # its table is its own run history
             elif (

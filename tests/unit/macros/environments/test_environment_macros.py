@@ -7,6 +7,7 @@ version; a forward_only model keeps its version."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from hypothesis import given, settings
@@ -209,11 +210,19 @@ def test_choices_are_the_oracles(graph: dict[str, dict[str, Any]], data: Any) ->
     h = harness(graph, target, vulcan_dev_start="3 days" if window else None)
     from datetime import datetime
 
+    deferred = data.draw(st.booleans()) and target != "prod"
     for uid in models:
         ctx = h.call("vulcan_virtual_context", graph[uid], datetime(2025, 1, 11, 1))
+        if deferred:
+            ctx["deferred"] = {"for": [uid]}
         got = h.call("vulcan_virtual_resolve", ctx, uid, dict(by_key))
         want = oracle.resolve(
-            uid, graph, is_prod=target == "prod", window=window, prod_uses=prod_uses
+            uid,
+            graph,
+            is_prod=target == "prod",
+            window=window,
+            prod_uses=prod_uses,
+            deferred=deferred,
         )
         assert (got["own"], got["reuse"]) == (want.own, want.reuse), uid
         if got["own"]:
@@ -282,3 +291,62 @@ def test_physical_names_and_schema() -> None:
 
     with pytest.raises(CompilerError, match="vulcan_physical_schema"):
         harness({}, "dev", vulcan_physical_schema="x; drop").call("vulcan_physical_schema")
+
+
+def test_defer_reading_another_version_of_a_parent_builds_a_table_of_its_own() -> None:
+    """dbt's --defer (the relation `ref()` gives): a parent read from prod's view is another
+    version than this environment's when its code changed; the same version is harmless."""
+    from datetime import datetime
+    from types import SimpleNamespace
+
+    daily = model("daily", ["seed.p.raw"], code="select 2")
+    rollup = model("rollup", ["model.p.daily"])
+    graph = {SEED["unique_id"]: SEED, "model.p.daily": daily, "model.p.rollup": rollup}
+    old_daily = {**daily, "raw_code": "select 1"}
+    h = harness(graph, "dev")
+    prod_view = SimpleNamespace(database=None, schema="analytics_prod", identifier="daily")
+    old = h.call("vulcan_node_version", old_daily)
+    old_key = h.call("vulcan_relation_key", h.call("vulcan_physical_relation", old_daily, old))
+    pointer = {
+        "relation": h.call("vulcan_pointer_key", daily),
+        "row_type": "pointer",
+        "details": json.dumps(
+            {"environment": "prod", "physical": old_key, "view": "analytics_prod.daily"}
+        ),
+        "fingerprint": old,
+        "at": 1,
+        "model_id": "model.p.daily",
+    }
+    by_key = {pointer["relation"]: [pointer], old_key: []}
+    h.context["ref"] = lambda package, name, v=None: prod_view
+    try:
+        ctx = h.call("vulcan_virtual_context", rollup, datetime(2025, 1, 11))
+        # without --defer nothing is looked at
+        h.context["invocation_args_dict"] = {}
+        assert h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {}) == {}
+        h.context["invocation_args_dict"] = {"defer": True}
+        assert h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {}) == {
+            "model.p.daily": old_key
+        }
+        ctx["deferred"] = {"for": ["model.p.rollup"]}
+        chosen = h.call("vulcan_virtual_resolve", ctx, "model.p.rollup", by_key)
+        assert chosen["own"] and chosen["key"].endswith("__dev")
+        # prod's view on this environment's version of the parent: nothing to set apart
+        same = h.call("vulcan_node_version", daily)
+        same_key = h.call("vulcan_relation_key", h.call("vulcan_physical_relation", daily, same))
+        pointer["details"] = pointer["details"].replace(old_key, same_key)
+        ctx = h.call("vulcan_virtual_context", rollup, datetime(2025, 1, 11))
+        assert h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {}) == {}
+        # prod never builds from another environment's version
+        pointer["details"] = pointer["details"].replace(same_key, old_key)
+        h = harness(graph, "prod")
+        ctx = h.call("vulcan_virtual_context", rollup, datetime(2025, 1, 11))
+        try:
+            h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {})
+        except Exception as error:  # dbt's compiler error, raised through the harness
+            assert "with --defer, prod" in str(error) and "Nothing was written" in str(error)
+        else:
+            raise AssertionError("prod built from another environment's version")
+    finally:
+        h.context.pop("ref", None)
+        h.context["invocation_args_dict"] = {}

@@ -89,6 +89,9 @@
         {%- set latest = dbt_vulcan.vulcan_log_summary(by_key.get(shared_key, [])).latest -%}
         {%- set own = latest is not none and latest.fingerprint != fingerprint -%}
       {%- endif -%}
+    {%- elif unique_id in (ctx.get('deferred') or {}).get('for', []) -%}
+      {#- dbt's --defer read another version of a parent (vulcan_virtual_deferred) -#}
+      {%- set own = true -%}
     {%- elif config.get('materialized') == 'incremental_unmanaged' -%}
       {#- an unmanaged table is its own run history: another environment's runs never join prod's -#}
       {%- set own = true -%}
@@ -116,4 +119,33 @@
 {#- Whether a model's SQL reads its own table (`{{ this }}`). -#}
 {% macro vulcan_reads_itself(node) %}
   {{ return(modules.re.search('\\{\\{-?\\s*this\\s*-?\\}\\}', node.raw_code or '') is not none) }}
+{% endmacro %}
+
+{#- dbt's `--defer`: the parents the running model reads from another environment's relation
+    (dbt's rule, applied by `ref()`), when what that relation shows is not the parent's version
+    in this environment: {unique_id: the log key of what it shows}. The model's rows then come
+    from tables outside its version's lineage: they go to a table of this environment only
+    (never reused by prod), and its upstream waits read the intervals of what it reads (one more
+    read of the log, only then). Prod refuses to build from another environment's tables. -#}
+{% macro vulcan_virtual_deferred(ctx, node, by_key, done) %}
+  {%- set out = {} -%}
+  {%- if not (invocation_args_dict or {}).get('defer') -%}{{ return(out) }}{%- endif -%}
+  {%- for id in ((node.get('depends_on') or {}).get('nodes') or []) if id in ctx.nodes and id != node.unique_id -%}
+    {%- set parent = ctx.nodes[id].node -%}
+    {%- set read = ref(parent.package_name, parent.name, v=parent.version) if parent.get('version') else ref(parent.package_name, parent.name) -%}
+    {%- set there = dbt_vulcan.vulcan_relation_key(read) -%}
+    {%- if there != dbt_vulcan.vulcan_state_key(parent.database, parent.schema, parent.alias) -%}
+      {%- set shown = dbt_vulcan.vulcan_pointers(by_key.get(ctx.nodes[id].pointer_key, [])).values() | selectattr('view', 'equalto', there) | map(attribute='physical') | list -%}
+      {%- set key = shown[0] if shown else there -%}
+      {%- if key != dbt_vulcan.vulcan_virtual_resolve(ctx, id, by_key, none, done).key -%}
+        {%- do out.update({id: key}) -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if out and ctx.is_prod -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ node.name ~ "': with --defer, prod (target '" ~ ctx.env ~ "') would read " ~ (out.values() | join(', ')) ~ ", another environment's version of its parents, and build its own version from it. Nothing was written. Run prod without --defer, or with the parents selected.") }}
+  {%- endif -%}
+  {%- set missing = out.values() | reject('in', by_key) | list -%}
+  {%- if missing -%}{%- do by_key.update(dbt_vulcan.vulcan_log_read(missing | unique | list)) -%}{%- endif -%}
+  {{ return(out) }}
 {% endmacro %}

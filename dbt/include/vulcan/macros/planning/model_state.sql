@@ -63,10 +63,12 @@
   {%- set ctx = dbt_vulcan.vulcan_virtual_context(node, dbt_vulcan.vulcan_run_vars(node.name).execution_time) -%}
   {%- set by_key = dbt_vulcan.vulcan_log_read((ctx['keys'] + [own_key]) | unique | list) -%}
   {%- set done = {} -%}
+  {%- set deferred = dbt_vulcan.vulcan_virtual_deferred(ctx, node, by_key, done) -%}
+  {%- if deferred -%}{%- do ctx.update({'deferred': {'for': [node.unique_id], 'parents': deferred}}) -%}{%- endif -%}
   {%- set resolved = dbt_vulcan.vulcan_virtual_resolve(ctx, node.unique_id, by_key, none, done) -%}
   {%- for parent in parents if parent.unique_id in ctx.nodes -%}
-    {%- set chosen = dbt_vulcan.vulcan_virtual_resolve(ctx, parent.unique_id, by_key, none, done) -%}
-    {%- do by_key.update({dbt_vulcan.vulcan_node_state_key(parent): by_key.get(chosen.key, [])}) -%}
+    {%- set chosen = deferred.get(parent.unique_id) or dbt_vulcan.vulcan_virtual_resolve(ctx, parent.unique_id, by_key, none, done).key -%}
+    {%- do by_key.update({dbt_vulcan.vulcan_node_state_key(parent): by_key.get(chosen, [])}) -%}
   {%- endfor -%}
   {{ return({'ctx': ctx, 'resolved': resolved, 'by_key': by_key}) }}
 {% endmacro %}

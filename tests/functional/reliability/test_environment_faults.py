@@ -1,0 +1,166 @@
+"""The virtual layer's faults, against the Spark Thrift Server (only dbt dies; the server lives
+on, as a client crash): a prod run killed (SIGKILL) between building a new version and swapping
+its view leaves every environment's view on a complete version, and the next run finishes the
+swap; two environments building one version at once share its table without a lost or doubled
+day."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+from typing import Any
+
+import pytest
+from dbt.tests.util import write_file
+
+from tests.functional.environments.test_environments import EVENTS, EXEC, daily, data_statements
+from tests.support.functional import (
+    STATE,
+    environment_profiles,
+    environment_vars,
+    rows,
+    run,
+)
+from tests.support.reliability import dbt_command, dbt_env, merged, run_and_kill
+
+SEED = 7707
+WHOLE = ["2025-01-01..2025-01-11"]
+# daily in batches of 3 days: 4 batches over the 10 days, each recorded as it is written
+BATCHED = daily(1).replace("'cron': '@daily'", "'cron': '@daily', 'batch_size': 3")
+
+
+def batched(factor: int) -> str:
+    return BATCHED.replace("* 1 as revenue", f"* {factor} as revenue")
+
+
+def revenue(project: Any, schema: str) -> dict[str, int]:
+    found = rows(project, f"select event_date, revenue from {schema}.daily")
+    return {str(d)[:10]: int(r) for d, r in found}
+
+
+def physical_days(project: Any, schema: str) -> dict[str, list[str]]:
+    """The days each physical table of daily's versions records, merged."""
+    found = rows(
+        project,
+        f"select relation, interval_start, interval_end from {STATE} "
+        f"where row_type = 'processed' and relation like '{schema}_physical.daily__%'",
+    )
+    ranges: dict[str, list[tuple[str, str]]] = {}
+    for relation, start, end in found:
+        ranges.setdefault(str(relation), []).append((str(start)[:10], str(end)[:10]))
+    return {k: [f"{a}..{b}" for a, b in merged(v)] for k, v in ranges.items()}
+
+
+@pytest.mark.profile_only("thrift")
+class TestEnvironmentFaults:
+    @pytest.fixture(scope="class")
+    def profiles_config_update(
+        self, dbt_profile_target: dict[str, Any], unique_schema: str
+    ) -> dict[str, Any]:
+        return environment_profiles(dbt_profile_target, unique_schema, "dev", "ci")
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self, unique_schema: str) -> dict[str, Any]:
+        return environment_vars(unique_schema)
+
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_events.csv": EVENTS}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"daily.sql": batched(1)}
+
+    @pytest.fixture(scope="class", autouse=True)
+    def _other_schemas(self, project: Any) -> Any:
+        yield
+        for suffix in ("_dev", "_ci", "_physical"):
+            project.run_sql(f"drop schema if exists {project.test_schema}{suffix} cascade")
+
+    def test_a_kill_between_build_and_swap_then_the_next_run_swaps(
+        self, project: Any, logs_dir: str
+    ) -> None:
+        prod, dev = project.test_schema, project.test_schema + "_dev"
+        for target in ("prod", "dev"):
+            run("seed", "--target", target)
+        run("run", "--target", "prod", vars=EXEC)
+        run("run", "--target", "dev", vars=EXEC)
+        base = revenue(project, prod)
+        assert len(base) == 10
+        rng = random.Random(SEED)
+        killed = swapped_after_kill = 0
+        for factor in (2, 3):
+            old = revenue(project, prod)
+            write_file(batched(factor), project.project_root, "models", "daily.sql")
+            # the last batch's line (written once its interval is recorded): then the grants,
+            # the docs, the view swap; the kill lands among them
+            last = re.compile(r"\[4/4\] \S+_physical\.daily__\w+ \[insert")
+            cmd = dbt_command(project, "run", "--target", "prod", vars=EXEC)
+            # at once (the view statement not yet sent, most often), then at a random delay
+            delay = 0.0 if factor == 2 else rng.uniform(0, 0.3)
+            out = run_and_kill(cmd, str(project.project_root), last.search, delay, timeout=300)
+            killed += out.killed
+            # every environment reads a complete version: prod the old or the new one, dev its
+            # own (prod's first) untouched
+            now = revenue(project, prod)
+            assert now in (old, {d: factor * r for d, r in base.items()}), (factor, now)
+            assert revenue(project, dev) == base
+            recorded = physical_days(project, prod)
+            if now != old:
+                assert recorded[f"{prod}_physical.{self.pointed(project, prod)}"] == WHOLE
+            # the next run finishes the swap: a version whose days were all recorded is not
+            # computed again
+            run("run", "--target", "prod", vars=EXEC)
+            assert revenue(project, prod) == {d: factor * r for d, r in base.items()}
+            new = f"{prod}_physical.{self.pointed(project, prod)}"
+            if recorded.get(new) == WHOLE:
+                assert data_statements(logs_dir, "daily") == [], factor
+                swapped_after_kill += now == old
+            print(f"factor {factor}: killed={out.killed} prod on the new version: {now != old}")
+        assert killed >= 1, "no trial was killed mid-run"
+        print(f"kills between the build and the swap: {swapped_after_kill}")
+        versions = physical_days(project, prod)
+        assert all(days == WHOLE for days in versions.values()), versions
+
+    def pointed(self, project: Any, schema: str) -> str:
+        """The physical table prod's view of daily reads (its text names it)."""
+        text = " ".join(str(r) for r in rows(project, f"show create table {schema}.daily"))
+        return re.search(r"daily__\w+", text).group(0)  # type: ignore[union-attr]
+
+    def test_two_environments_build_one_version_at_once(self, project: Any) -> None:
+        prod, dev, ci = (project.test_schema + s for s in ("", "_dev", "_ci"))
+        run("seed", "--target", "ci")
+        base = {d: r // 3 for d, r in revenue(project, prod).items()}  # factor 3 now
+        write_file(batched(5), project.project_root, "models", "daily.sql")
+        procs = [
+            subprocess.Popen(
+                dbt_command(project, "run", "--target", target, vars=EXEC, tag=target),
+                cwd=project.project_root,
+                env=dbt_env(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            for target in ("dev", "ci")
+        ]
+        outputs = [proc.communicate(timeout=600)[0] for proc in procs]
+        for proc, out in zip(procs, outputs, strict=True):
+            if proc.returncode != 0:
+                # a loud failure (the table format's conflict of two writers of one table, or a
+                # loaded server dropping a session), never a wrong success
+                loud = ("Concurrent", "conflict", "TTransportException")
+                assert any(word.lower() in out.lower() for word in loud), out[-3000:]
+        assert any(proc.returncode == 0 for proc in procs), outputs[0][-3000:]
+        for target in ("dev", "ci"):
+            run("run", "--target", target, vars=EXEC)
+        want = {d: 5 * r for d, r in base.items()}
+        assert revenue(project, dev) == want and revenue(project, ci) == want
+        # one table for the version, each day in it once, its log covering every day
+        assert self.pointed(project, dev) == self.pointed(project, ci)
+        table = f"{prod}_physical.{self.pointed(project, dev)}"
+        counts = rows(project, f"select event_date, count(*) from {table} group by 1")
+        assert len(counts) == 10 and all(n == 1 for _, n in counts), counts
+        assert physical_days(project, prod)[table] == WHOLE
+        # prod still reads its own version
+        assert revenue(project, prod) == {d: 3 * r for d, r in base.items()}
