@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import job, kinds  # noqa: E402
+from benchmarks import environments, job, kinds  # noqa: E402
 from benchmarks.cold_process import (  # noqa: E402
     SYSTEMS,
     ColdRun,
@@ -179,7 +179,7 @@ def write_projects(
     return projects
 
 
-PARTS = ("daily", "kinds", "job")
+PARTS = ("daily", "kinds", "job", "environments")
 
 
 def run(
@@ -194,7 +194,8 @@ def run(
 ) -> dict[str, Any]:
     """The cold suite: the daily model's scenarios, then every kind against its dbt
     counterpart (benchmarks/kinds.py, under "kinds"), then a project's daily job
-    (benchmarks/job.py, under "job"); runs, checks and problems. `before`: an
+    (benchmarks/job.py, under "job"), then environments against dbt's own ways
+    (benchmarks/environments.py, under "environments"); runs, checks and problems. `before`: an
     earlier checkout, run as the extra system `vulcan_before` (the daily part). `connection`:
     the profiles' connection keys of a running Spark server (default: embedded sessions).
     `pairs`: only these kinds' pairs (default every one). `kind_keys`: the kinds' target
@@ -218,6 +219,10 @@ def run(
     if "job" in parts:
         result["job"] = job.run(size, projects, connection, "daily" not in parts, job_state_format)
         result["problems"] = [*result["problems"], *result["job"]["problems"]]
+    if "environments" in parts:
+        generate = not {"daily", "job"} & set(parts)
+        result["environments"] = environments.run(size, projects, connection, generate)
+        result["problems"] = [*result["problems"], *result["environments"]["problems"]]
     return result
 
 

@@ -1,15 +1,17 @@
 """The report of the fresh-process suite (benchmarks/cold.py): docs/benchmarks.md.
 
-Goals (the daily run at the stateful floor), ratios of medians from one run:
-- one new day: model time <= 1.25x dbt microbatch's (stretch 1.0x), wall time <= 1.05x, the
-  gaps between statements <= microbatch's + 0.10 s;
-- backfill: model time <= 1.0x insert_overwrite's (and <= 1.3x the raw statements');
-- statements per model run: <= 5 for a one-day run, <= 8 for a backfill;
-- the kinds: unique key, partition, unmanaged and tracked <= 1.25x their counterpart's daily
-  model time, SCD type 2 <= 1.0x dbt snapshot's; partition and unmanaged issue no more
-  statements than their counterpart + 1 (the run record);
-- the 25-model daily job: wall <= 1.1x microbatch's; the ratio at 10M rows <= the one at 1M;
-- the same in package mode.
+Goals, from medians of one run's runs (a stateful model run's floor: its write, one state
+read and one state append, each a Spark statement; the state stays in the warehouse):
+- every run: one state read and one state append;
+- one new day: model time <= microbatch's write statements + the run's own read and append +
+  0.10 s; wall <= 1.05x microbatch's (adapter), <= 1.10x (package: its macros compiled once
+  per process count here, not in the 0.10 s);
+- every kind (the backfill against insert_overwrite, the kinds against their dbt
+  counterparts): statements <= the counterpart's + 2, model time <= the counterpart's + the
+  run's own read and append + 0.10 s; the unique key's MERGE <= dbt's merge's
+  (`skip_unchanged_rows` true); tracked <= 2.0x dbt's merge of the whole snapshot, flat from
+  1M to 10M rows within the run's spread;
+- the 25-model daily job: wall <= 1.10x microbatch's (package), one read and one append a model.
 """
 
 from __future__ import annotations
@@ -79,71 +81,124 @@ def statement_label(sql: str) -> str:
     return text[:90] + ("…" if len(text) > 90 else "")
 
 
+# the speed goals: a stateful model run's floor is its write, one state read and one state
+# append (each a Spark statement); beyond it a run may spend FLOOR_SLACK seconds (Python and
+# Jinja, between statements) and EXTRA_STATEMENTS statements more than its dbt counterpart
+FLOOR_SLACK = 0.10
+EXTRA_STATEMENTS = 2
+# one new day's wall over microbatch's, per mode (the package compiles its macros once per
+# `dbt` process: counted here, in wall, not in a model run's slack)
+WALL_LIMIT = {"vulcan": 1.05, "vulcan_package": 1.10}
+# tracked's daily model time over dbt's merge of the whole snapshot
+TRACKED_LIMIT = 2.0
+MODES = {"vulcan": "", "vulcan_package": " (package)"}
+
+
+def _text(sql: str) -> str:
+    """A statement's SQL without its comments (dbt's query comment first), lower case."""
+    return re.sub(r"--[^\n]*", " ", re.sub(r"/\*.*?\*/", " ", sql, flags=re.S)).strip().lower()
+
+
+def _kind(statement: dict[str, Any]) -> str:
+    """`state read`, `state append`, or the statement's category (`write`, `metadata`)."""
+    if statement["category"] != "state":
+        return str(statement["category"])
+    return "state append" if _text(statement["sql"]).startswith("insert") else "state read"
+
+
+def _seconds(run: dict[str, Any], *kinds: str) -> float:
+    return sum(s["seconds"] for s in run["statements"] if _kind(s) in kinds)
+
+
+def state_seconds(run: dict[str, Any]) -> float:
+    """The seconds of the run's own state read and append."""
+    return _seconds(run, "state read", "state append")
+
+
+def floor(runs: list[dict[str, Any]]) -> list[str]:
+    """[target, measured, met] of the floor: one state read and one state append a run."""
+    counts = sorted(
+        {
+            (
+                sum(_kind(s) == "state read" for s in r["statements"]),
+                sum(_kind(s) == "state append" for s in r["statements"]),
+            )
+            for r in runs
+        }
+    )
+    if not counts:
+        return ["1 read + 1 append", "not measured", "not measured"]
+    measured = ", ".join(f"{reads} read + {appends} append" for reads, appends in counts)
+    return ["1 read + 1 append", measured, _ok(counts == [(1, 1)])]
+
+
+def within_floor(time: float, base: float, state: float, package: bool = False) -> list[str]:
+    """[target, measured, met]: a model time against base + its own read and append + slack.
+    A package run's time holds the package's compile (once per process, not measured apart):
+    a miss says so."""
+    limit = base + state + FLOOR_SLACK
+    target = f"≤ {base:.2f} + {state:.2f} + {FLOOR_SLACK:.2f} = {limit:.2f} s"
+    met = _ok(time <= limit)
+    if package and time > limit:
+        met += ", the compile in it"
+    return [target, f"{time:.2f} s", met]
+
+
 def goals(cold: dict[str, Any]) -> list[list[str]]:
-    """[goal, target, measured, met] rows."""
+    """[goal, target, measured, met] rows of the daily model (a time-range model): one new day
+    against microbatch's write, the backfill against insert_overwrite, both modes."""
     rows: list[list[str]] = []
-    mb_day = _med(cold, "one_day", "microbatch")
+    microbatch, overwrite = (
+        _runs(cold, "one_day", "microbatch"),
+        _runs(cold, "backfill", "insert_overwrite"),
+    )
+    counterparts = {
+        "one_day": (
+            "one new day",
+            "microbatch's write",
+            _median([_seconds(r, "write") for r in microbatch]),
+            _median([len(r["statements"]) for r in microbatch]),
+        ),
+        "backfill": (
+            "backfill",
+            "insert_overwrite's",
+            _med(cold, "backfill", "insert_overwrite"),
+            _median([len(r["statements"]) for r in overwrite]),
+        ),
+    }
     mb_wall = _med(cold, "one_day", "microbatch", "wall")
-    mb_gaps = _median([_gaps(r) for r in _runs(cold, "one_day", "microbatch")])
-    io_fill, raw_fill = _med(cold, "backfill", "insert_overwrite"), _med(cold, "backfill", "raw")
-    for system in ("vulcan", "vulcan_package"):
-        label = "" if system == "vulcan" else " (package)"
-        day = _ratio(_med(cold, "one_day", system), mb_day)
-        wall = _ratio(_med(cold, "one_day", system, "wall"), mb_wall)
-        gaps = _median([_gaps(r) for r in _runs(cold, "one_day", system)])
-        fill = _med(cold, "backfill", system)
-        rows += [
-            [
-                f"one new day{label}: model time / microbatch's",
-                "≤ 1.25x (1.0x)",
-                f"{day:.2f}x",
-                _ok(day <= 1.25),
-            ],
-            [
-                f"one new day{label}: wall time / microbatch's",
-                "≤ 1.05x",
-                f"{wall:.2f}x",
-                _ok(wall <= 1.05),
-            ],
-            [
-                f"one new day{label}: gaps between statements",
-                f"≤ microbatch's {mb_gaps:.2f} s + 0.10 s",
-                f"{gaps:.2f} s",
-                _ok(gaps <= mb_gaps + 0.10),
-            ],
-            [
-                f"backfill{label}: model time / insert_overwrite's",
-                "≤ 1.0x",
-                f"{_ratio(fill, io_fill):.2f}x",
-                _ok(_ratio(fill, io_fill) <= 1.0),
-            ],
-            [
-                f"backfill{label}: model time / raw statements'",
-                "≤ 1.3x (1.1x)",
-                f"{_ratio(fill, raw_fill):.2f}x",
-                _ok(_ratio(fill, raw_fill) <= 1.3),
-            ],
-        ]
-        day_statements = max(
-            (len(r["statements"]) for r in _runs(cold, "one_day", system)), default=-1
-        )
-        fill_statements = max(
-            (len(r["statements"]) for r in _runs(cold, "backfill", system)), default=-1
-        )
-        rows += [
-            [
-                f"statements, one-day run{label}",
-                "≤ 5",
-                str(day_statements),
-                _ok(0 <= day_statements <= 5),
-            ],
-            [
-                f"statements, backfill{label}",
-                "≤ 8",
-                str(fill_statements),
-                _ok(0 <= fill_statements <= 8),
-            ],
-        ]
+    for system, mode in MODES.items():
+        for scenario, (name, base_name, base, base_count) in counterparts.items():
+            runs = _runs(cold, scenario, system)
+            time = _med(cold, scenario, system)
+            state = _median([state_seconds(r) for r in runs])
+            count = _median([len(r["statements"]) for r in runs])
+            rows += [
+                [f"{name}{mode}: state statements", *floor(runs)],
+                [
+                    f"{name}{mode}: model time ≤ {base_name} + own read and append + 0.10 s",
+                    *within_floor(time, base, state, system == "vulcan_package"),
+                ],
+            ]
+            if scenario == "one_day":
+                wall = _ratio(_med(cold, scenario, system, "wall"), mb_wall)
+                limit = WALL_LIMIT[system]
+                rows.append(
+                    [
+                        f"{name}{mode}: wall / microbatch's",
+                        f"≤ {limit:.2f}x",
+                        f"{wall:.2f}x",
+                        _ok(wall <= limit),
+                    ]
+                )
+            rows.append(
+                [
+                    f"{name}{mode}: statements",
+                    f"≤ {base_count:.0f} + {EXTRA_STATEMENTS}",
+                    f"{count:.0f}",
+                    _ok(count <= base_count + EXTRA_STATEMENTS),
+                ]
+            )
     return rows
 
 
@@ -209,11 +264,24 @@ EMBEDDED = (
 )
 
 
+GOALS = [
+    "The floor of a stateful model run is its write, one read of the state and one append to "
+    "it, each a Spark statement; the state stays in the warehouse. Beyond the floor a run may "
+    "take 0.10 s (its Python and Jinja between statements) and two statements more than its "
+    "dbt counterpart. One new day is held to microbatch's write statements (a target reads "
+    "`≤ counterpart + own read and append + 0.10 s`, medians of the runs below), its wall to "
+    "1.05x microbatch's in adapter mode and 1.10x in package mode: the package compiles its "
+    "macros once per `dbt` process, which counts in the wall, not in a model run's 0.10 s. A "
+    "fresh process per run puts that compile inside its one model's time, where it is not "
+    'measured apart: a package row that misses says so ("the compile in it").',
+]
+
+
 def section(cold: dict[str, Any], size: Size, spark: str = EMBEDDED) -> list[str]:
     """The markdown of the fresh-process suite; `spark`: how the runs reach Spark."""
     n = size.days
-    lines = ["## Goals: a fresh `dbt` process per run", ""]
-    lines += _table(["goal", "target (stretch)", "measured", "met"], goals(cold))
+    lines = ["## Goals: a fresh `dbt` process per run", "", *GOALS, ""]
+    lines += _table(["goal", "target", "measured", "met"], goals(cold))
     lines += [
         "",
         "## Data and method",
@@ -266,14 +334,82 @@ def section(cold: dict[str, Any], size: Size, spark: str = EMBEDDED) -> list[str
     return lines
 
 
-# the goal for a kind's daily model time over its counterpart's (1.25x unless named)
-# and the kinds whose statements count against the counterpart's + 1 (the run record)
-KIND_LIMITS = {"scd_by_time": 1.0, "scd_by_column": 1.0}
-COUNTED = ("partition", "unmanaged")
+def _merge_seconds(run: dict[str, Any]) -> float:
+    """The seconds of the run's MERGE statements (dbt's merge, the unique key's)."""
+    return sum(
+        s["seconds"]
+        for s in run["statements"]
+        if s["category"] == "write" and re.search(r"^\s*merge\s+into\b", _text(s["sql"]))
+    )
 
 
-def kinds_section(kinds: dict[str, Any]) -> list[str]:
-    """The markdown of every kind against its dbt counterpart (benchmarks/kinds.py)."""
+def kind_goals(
+    pair: str, label: str, counterpart: str, runs: Any, scaled: bool = False
+) -> list[list[str]]:
+    """[goal, target, measured, met] rows of one kind against its counterpart, both modes:
+    statements <= the counterpart's + 2; model time <= the counterpart's + its own read and
+    append + 0.10 s (tracked: <= 2.0x the merge of the whole snapshot); the unique key's
+    MERGE <= dbt's; `runs(system)` gives the daily runs."""
+    base = runs("dbt")
+    base_time = _median([float(r["execution_time"]) for r in base])
+    base_count = _median([len(r["statements"]) for r in base])
+    rows = []
+    for system, mode in MODES.items():
+        daily = runs(system)
+        time = _median([float(r["execution_time"]) for r in daily])
+        count = _median([len(r["statements"]) for r in daily])
+        rows.append(
+            [
+                f"{label}{mode}: statements",
+                f"≤ {base_count:.0f} + {EXTRA_STATEMENTS}",
+                f"{count:.0f}",
+                _ok(count <= base_count + EXTRA_STATEMENTS),
+            ]
+        )
+        if pair == "tracked":
+            ratio = _ratio(time, base_time)
+            rows.append(
+                [
+                    f"{label}{mode}: model time / {counterpart}",
+                    f"≤ {TRACKED_LIMIT:.2f}x",
+                    f"{ratio:.2f}x",
+                    _ok(ratio <= TRACKED_LIMIT),
+                ]
+            )
+            if not scaled:
+                rows.append(
+                    [
+                        f"{label}{mode}: that ratio from 1M to 10M rows",
+                        "flat within the run's spread",
+                        "not measured (one size)",
+                        "not measured",
+                    ]
+                )
+            continue
+        state = _median([state_seconds(r) for r in daily])
+        rows.append(
+            [
+                f"{label}{mode}: model time ≤ the counterpart's + own read and append + 0.10 s",
+                *within_floor(time, base_time, state, system == "vulcan_package"),
+            ]
+        )
+        if pair == "unique_key":
+            own, dbt = (_median([_merge_seconds(r) for r in rs]) for rs in (daily, base))
+            merge = _ratio(own, dbt)
+            measured = [f"{merge:.2f}x", _ok(merge <= 1.0)] if own and dbt else ["not measured"] * 2
+            rows.append(
+                [
+                    f"{label}{mode}: its MERGE / dbt's MERGE (`skip_unchanged_rows: true`)",
+                    "≤ 1.00x",
+                    *measured,
+                ]
+            )
+    return rows
+
+
+def kinds_section(kinds: dict[str, Any], scaled: bool = False) -> list[str]:
+    """The markdown of every kind against its dbt counterpart (benchmarks/kinds.py); `scaled`:
+    one of several sizes (the flatness of tracked's ratio is judged across them)."""
     from benchmarks.kinds import PAIRS
 
     def runs(pair: str, system: str, daily: bool) -> list[dict[str, Any]]:
@@ -297,7 +433,12 @@ def kinds_section(kinds: dict[str, Any]) -> list[str]:
         "Unique key, unmanaged and their counterparts read the rows changed that day; "
         "partition and insert_overwrite rewrite one of 100 segments; SCD type 2 and the "
         "snapshots read the whole day's snapshot (benchmarks/kinds.py). The same tables "
-        "after every day are checked below.",
+        "after every day are checked below. The goals: every kind issues at most two "
+        "statements more than its counterpart and takes at most the counterpart's model time "
+        "plus its own state read and append plus 0.10 s; the unique key (its default, "
+        "`skip_unchanged_rows: true`) also runs its MERGE at most in dbt's merge's time; "
+        "tracked, whose passes make it slower by design, takes at most 2.0x the merge of the "
+        "whole snapshot, flat from 1M to 10M rows within the run's spread.",
         "",
     ]
     goal_rows = []
@@ -305,30 +446,10 @@ def kinds_section(kinds: dict[str, Any]) -> list[str]:
     for pair, (label, _, counterpart, _, _) in PAIRS.items():
         if not runs(pair, "dbt", True):  # a run of some kinds only (run.py --kind)
             continue
-        base, base_wall = med(pair, "dbt"), med(pair, "dbt", "wall")
-        limit = KIND_LIMITS.get(pair, 1.25)
-        base_statements = statements(pair, "dbt")
-        for system in ("vulcan", "vulcan_package"):
-            mode = "" if system == "vulcan" else " (package)"
-            ratio = _ratio(med(pair, system), base)
-            goal_rows.append(
-                [
-                    f"{label}{mode} / {counterpart}",
-                    f"≤ {limit:.2f}x",
-                    f"{ratio:.2f}x",
-                    _ok(ratio <= limit),
-                ]
-            )
-            if pair in COUNTED:
-                count = statements(pair, system)
-                goal_rows.append(
-                    [
-                        f"{label}{mode}: statements a daily run",
-                        f"≤ {base_statements:.0f} + 1",
-                        f"{count:.0f}",
-                        _ok(count <= base_statements + 1),
-                    ]
-                )
+        base_wall = med(pair, "dbt", "wall")
+        goal_rows += kind_goals(
+            pair, label, counterpart, lambda system, p=pair: runs(p, system, True), scaled
+        )
         for system, name in (
             ("vulcan", "dbt-vulcan"),
             ("vulcan_package", "dbt-vulcan package"),
@@ -377,9 +498,24 @@ def kind_ratios(kinds: dict[str, Any]) -> dict[tuple[str, str], float]:
     }
 
 
+def day_ratios(kinds: dict[str, Any], pair: str, system: str) -> list[float]:
+    """Each daily run's model time over the counterpart's of the same day."""
+    times = {
+        (r["system"], r["rep"]): float(r["execution_time"])
+        for r in kinds["runs"]
+        if r["scenario"] == pair and r["rep"] > 0
+    }
+    return [
+        _ratio(t, times[("dbt", day)])
+        for (name, day), t in sorted(times.items(), key=lambda item: item[0][1])
+        if name == system and ("dbt", day) in times
+    ]
+
+
 def scale_section(scales: list[dict[str, Any]]) -> list[str]:
-    """Each pair's ratio at every target size: the ratio at the largest must not exceed the
-    ratio at the smallest (no cost that grows with the table)."""
+    """Each pair's ratio at every target size. Tracked's must stay flat: the ratio at the
+    largest size at most the smallest's plus the run's spread (the range of the day-by-day
+    ratios, the narrower of the two sizes')."""
     from benchmarks.kinds import PAIRS
 
     scales = sorted(scales, key=lambda k: k["keys"])
@@ -389,22 +525,27 @@ def scale_section(scales: list[dict[str, Any]]) -> list[str]:
     for pair, system in ratios[0]:
         label = PAIRS[pair][0] + ("" if system == "vulcan" else " (package)")
         values = [r.get((pair, system), float("nan")) for r in ratios]
+        days = [day_ratios(k, pair, system) for k in (scales[0], scales[-1])]
+        spread = min((max(d) - min(d) for d in days if d), default=float("nan"))
+        flat = values[-1] - values[0] <= spread
         rows.append(
             [
                 f"{label} / {PAIRS[pair][2]}",
                 *(f"{v:.2f}x" for v in values),
-                _ok(values[-1] <= values[0]),
+                f"{spread:.2f}",
+                _ok(flat) if pair == "tracked" else "-",
             ]
         )
-    head = ["a daily run's model time, over the counterpart's", *sizes]
+    head = ["a daily run's model time, over the counterpart's", *sizes, "the run's spread"]
     return [
         "## Cost that does not grow with the table: every kind at " + " and ".join(sizes),
         "",
         "The kinds part below, run once per target size from nothing (`--kind-keys`), 1 % of "
-        "the keys changed each day. The goal: the ratio at the largest size is at most the "
-        "ratio at the smallest.",
+        "the keys changed each day. The goal, for tracked: its ratio flat from the smallest "
+        "size to the largest within the run's spread (the range of its day-by-day ratios, the "
+        "narrower of the two sizes'); every size's own goals are in its section.",
         "",
-        *_table([*head, f"{sizes[-1]} ≤ {sizes[0]}"], rows),
+        *_table([*head, "tracked: flat"], rows),
         "",
     ]
 
@@ -437,15 +578,27 @@ def job_section(job: dict[str, Any]) -> list[str]:
     ]
     base = med("job_one_day", "microbatch", lambda r: r["wall"])
     ratio = _ratio(med("job_one_day", "vulcan_package", lambda r: r["wall"]), base)
+    limit = WALL_LIMIT["vulcan_package"]
+    models = job["models"]
+    reads, appends = (
+        med("job_one_day", "vulcan_package", lambda r, k=k: r["statement_counts"].get(k, 0))
+        for k in ("state read", "state append")
+    )
     lines += _table(
         ["goal", "target", "measured", "met"],
         [
             [
-                "one new day of the job, wall / microbatch's",
-                "≤ 1.1x",
+                "one new day of the job (package): wall / microbatch's",
+                f"≤ {limit:.2f}x",
                 f"{ratio:.2f}x",
-                _ok(ratio <= 1.1),
-            ]
+                _ok(ratio <= limit),
+            ],
+            [
+                "one new day of the job (package): state statements",
+                f"1 read + 1 append a model ({models} + {models})",
+                f"{reads:.0f} + {appends:.0f}",
+                _ok(reads == models and appends == models),
+            ],
         ],
     )
     rows = []
@@ -520,11 +673,15 @@ def write(
     if cold.get("kinds_scale"):
         lines += scale_section(cold["kinds_scale"])
         for kinds in cold["kinds_scale"]:
-            lines += kinds_section(kinds)
+            lines += kinds_section(kinds, scaled=True)
     elif cold.get("kinds"):
         lines += kinds_section(cold["kinds"])
     if cold.get("job"):
         lines += job_section(cold["job"])
+    if cold.get("environments"):
+        from benchmarks import environments
+
+        lines += environments.section(cold["environments"])
     lines += ["## Machine", ""]
     lines += [
         f"- {k}: {v}"

@@ -120,6 +120,19 @@ def thrift_server(workdir: Path) -> Iterator[dict[str, Any]]:
         subprocess.run(["bash", script, "stop", str(folder)], check=False)
 
 
+def merged_results(saved: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One page's results from several runs' results files (`--report-from` repeated): the
+    first run's results and machine, with each later run's parts added (each part keeping
+    its run's `_meta`: command, commit, machine) and its problems."""
+    cold, meta = dict(saved[0]["cold"]), saved[0]["_meta"]
+    for later in saved[1:]:
+        for part, value in later["cold"].items():
+            if isinstance(value, dict):
+                cold[part] = {**value, "_meta": later["_meta"]}
+        cold["problems"] = [*cold.get("problems", []), *later["cold"].get("problems", [])]
+    return cold, meta
+
+
 def run_cold(args: argparse.Namespace, size: Size, argv: list[str] | None = None) -> int:
     """The fresh-process suite (embedded sessions, or one Thrift server) and its report."""
     from benchmarks import cold, cold_report
@@ -131,10 +144,9 @@ def run_cold(args: argparse.Namespace, size: Size, argv: list[str] | None = None
     )
     report = functools.partial(cold_report.write, intro=intro, findings=findings)
     if args.report_from:
-        saved = json.loads(args.report_from.read_text())
-        meta = saved.pop("_meta")
+        results, saved_meta = merged_results([json.loads(p.read_text()) for p in args.report_from])
         out = args.out or ROOT / "docs" / page
-        problems = report(out, saved["cold"], size, meta)
+        problems = report(out, results, size, saved_meta)
         print(f"report: {out}")
         return 1 if problems else 0
     workdir = args.workdir or Path(
@@ -229,10 +241,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--part",
-        choices=("daily", "kinds", "job"),
+        choices=("daily", "kinds", "job", "environments"),
         action="append",
-        help="cold suite: only the daily model's scenarios, the kinds or the daily job"
-        " of 25 models (default all)",
+        help="cold suite: only the daily model's scenarios, the kinds, the daily job"
+        " of 25 models or its environments (default all)",
     )
     parser.add_argument(
         "--kind",
@@ -260,7 +272,13 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="P1/P2 microbatch repetitions (default all)",
     )
-    parser.add_argument("--report-from", type=Path, help="only write the report from results.json")
+    parser.add_argument(
+        "--report-from",
+        type=Path,
+        action="append",
+        help="only write the report from results.json; cold suite: repeated, each later"
+        " file's parts added to the first's",
+    )
     parser.add_argument("--workdir", type=Path, help="default: a new temporary directory")
     parser.add_argument("--out", type=Path, help="the report (markdown)")
     parser.add_argument("--only", choices=WORKERS, action="append", help="run only this worker")
@@ -277,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         run_worker(args.worker, size, args.workdir / args.worker, out, microbatch_repeats)
         return 0
     if args.report_from:
-        saved: dict[str, Any] = json.loads(args.report_from.read_text())
+        saved: dict[str, Any] = json.loads(args.report_from[0].read_text())
         meta = saved.pop("_meta")
         out = args.out or ROOT / "docs" / "benchmarks-warm.md"
         problems = write_report(out, saved, size, meta, microbatch_repeats)

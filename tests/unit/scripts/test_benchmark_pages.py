@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
+ENVIRONMENTS = "environments-2026-12-06.json"  # the environments part (benchmarks/environments.py)
+# the results files of a page (a later run's parts added to the first's), its flags, the page
 PAGES = [
-    ("cold-2026-12-03.json", [], "benchmarks.md"),
-    ("thrift-2026-12-03.json", ["--target", "thrift"], "benchmarks-thrift.md"),
+    (["cold-2026-12-03.json", ENVIRONMENTS], [], "benchmarks.md"),
+    (["thrift-2026-12-03.json"], ["--target", "thrift"], "benchmarks-thrift.md"),
 ]
 
 
@@ -23,19 +25,12 @@ def _lines(text: str) -> list[str]:
 
 @pytest.mark.parametrize(("results", "flags", "page"), PAGES)
 def test_a_page_is_its_stored_run(
-    tmp_path: Path, results: str, flags: list[str], page: str
+    tmp_path: Path, results: list[str], flags: list[str], page: str
 ) -> None:
     out = tmp_path / page
+    stored = [arg for name in results for arg in ("--report-from", f"benchmarks/results/{name}")]
     subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/run.py",
-            *flags,
-            "--report-from",
-            f"benchmarks/results/{results}",
-            "--out",
-            str(out),
-        ],
+        [sys.executable, "benchmarks/run.py", *flags, *stored, "--out", str(out)],
         cwd=ROOT,
         check=True,
         capture_output=True,
