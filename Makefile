@@ -68,6 +68,9 @@ FORMAT_FREE = \
 # about 3 minutes a column) is left out of CI's lanes for their time; `make environments`
 # runs the whole folder in every column.
 ENVIRONMENTS_TEST = tests/functional/environments/test_environments.py
+# dbt's commands with the virtual layer (--defer, --empty, dbt retry, --full-refresh, dbt show):
+# the same Jinja in both modes; CI runs it in package mode
+ENVIRONMENTS_DBT_TEST = tests/functional/environments/test_environments_dbt.py
 environments: setup
 	$(PYTEST) tests/functional/environments -q --durations=$(DURATIONS) --profile parquet
 	$(PYTEST) tests/functional/environments -q --durations=$(DURATIONS) --profile parquet --mode package
@@ -121,7 +124,7 @@ PACKAGE_TESTS = tests/functional/reliability/test_safety_analysis.py tests/funct
 	tests/functional/reliability/test_bad_input.py tests/functional/test_dbt_native.py \
 	tests/functional/test_contracts.py tests/functional/test_extension_points.py $(KINDS)/test_existing_tables.py $(THREADS_TEST) \
 	tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill $(OFF_PATH_TESTS) $(KINDS)/test_table_configs.py \
-	$(KINDS)/test_clustering.py $(CONVERTED_PROJECT) $(ENVIRONMENTS_TEST)
+	$(KINDS)/test_clustering.py $(CONVERTED_PROJECT) $(ENVIRONMENTS_TEST) $(ENVIRONMENTS_DBT_TEST)
 
 # (a converted table: the same Jinja as adapter mode, which runs it on every format)
 # the write strategies of Iceberg in package mode: a reordered SELECT moves no value (on Delta:
@@ -195,7 +198,8 @@ thrift: setup
 # not show, on the adapter's default format (Delta): lookback, a failed batch and its rerun, one
 # REPLACE WHERE per run, when_matched / merge_filter, partition replacement, Delta constraints
 # of a contract, `vulcan_render`, a signal naming a source() and a ref() (three-part names), and
-# a liquid-clustered table created, altered on a change and kept through a rebuild.
+# a liquid-clustered table created, altered on a change and kept through a rebuild, and every
+# kind's relation and column comments through every rebuild (test_comments.py).
 # A test over HTTP costs about three times its embedded run (measured 2026-11-29, alone: the
 # example project 4.2 minutes, these tests about 8); what runs in package mode on stock
 # type: spark or in adapter mode on Delta with the same Jinja stays there: the waits across
@@ -218,7 +222,7 @@ DATABRICKS_TESTS := \
 	tests/functional/test_operations.py::TestOperations::test_render_prints_each_batch_sql \
 	$(KINDS)/test_clustering.py::TestClusteredTimeRange $(KINDS)/test_clustering.py::TestConvertedDatabricksModel \
 	$(KINDS)/test_table_configs.py::TestTagsNeedUnityCatalog $(KINDS)/test_table_configs.py::TestQueryTagsAndComment \
-	$(CONVERTED_PROJECT) $(ENVIRONMENTS_TEST)::TestEnvironments
+	$(KINDS)/test_comments.py $(CONVERTED_PROJECT) $(ENVIRONMENTS_TEST)::TestEnvironments
 DATABRICKS_PY := .venv-databricks/bin/python
 # the example project's builds on type: databricks (CI: two, the second incremental and with
 # the virtual layer from DATABRICKS_VIRTUAL_FROM: every table adopted, every model a view)
@@ -324,7 +328,7 @@ integration-package: setup
 # - the oldest dbt-core / Spark pair is breadth: `make compat` (every pair) and
 #   `make compat-oldest`, run before an issue that could affect it is resolved.
 CI_PARQUET_DESELECT = --deselect tests/functional/reliability/test_crash.py::TestKilledEmbeddedBackfill \
-	--ignore=tests/functional/environments/test_layered_project.py \
+	--ignore=tests/functional/environments/test_layered_project.py --ignore=$(ENVIRONMENTS_DBT_TEST) \
 	--ignore=$(KINDS)/test_time_range.py --ignore=$(KINDS)/test_unique_key.py \
 	--ignore=$(KINDS)/test_partition.py --ignore=$(KINDS)/test_unmanaged.py \
 	--ignore=$(KINDS)/test_scd2.py --ignore=$(KINDS)/test_tracked.py --ignore=$(KINDS)/test_table_configs.py \

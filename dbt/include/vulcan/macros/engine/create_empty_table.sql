@@ -23,9 +23,7 @@
   {%- set into_folder = cfg.file_format == 'parquet' and cfg.get('location_root') -%}
   {%- set before = dbt_vulcan._vulcan_ctas_into_folder() if into_folder else none -%}
   {%- set options = config.get('options') or {} -%}
-  {%- if cfg.file_format == 'parquet' and ((cfg.time_column and cfg.time_column in cfg.partition_cols)
-                                           or (cfg.kind == 'incremental_by_unique_key' and cfg.partition_cols)
-                                           or cfg.kind == 'incremental_by_partition') -%}
+  {%- if dbt_vulcan._vulcan_parquet_dynamic(cfg) -%}
     {#- per-table setting: INSERT OVERWRITE replaces only the partitions it writes, with no
         session-wide `spark.sql.sources.partitionOverwriteMode` that would leak to other models -#}
     {%- set options = dict(options, partitionOverwriteMode='dynamic') -%}
@@ -76,4 +74,12 @@
   {%- set before = run_query('set ' ~ key).columns[1].values()[0] | string | lower -%}
   {%- if before != 'true' -%}{% do run_query('set ' ~ key ~ '=true') %}{%- endif -%}
   {{ return(before) }}
+{% endmacro %}
+
+{#- A parquet table of this config is created with dynamic partition overwrite (its own option). -#}
+{% macro _vulcan_parquet_dynamic(cfg) %}
+  {%- set dynamic = cfg.file_format == 'parquet' and ((cfg.time_column and cfg.time_column in cfg.partition_cols)
+                                                     or (cfg.kind == 'incremental_by_unique_key' and cfg.partition_cols)
+                                                     or cfg.kind == 'incremental_by_partition') -%}
+  {{ return(true if dynamic else false) }}
 {% endmacro %}

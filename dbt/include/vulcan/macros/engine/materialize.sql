@@ -70,7 +70,7 @@
     {% do dbt_vulcan.vulcan_check_safety_once(cfg, compiled_code, plan) %}
   {%- endif -%}
 
-  {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, begin.existing_relation, plan.rebuild, plan, cfg, checked.get('create_sql') or schema_sql) -%}
+  {%- set created = dbt_vulcan.vulcan_prepare_target(target_relation, begin.existing_relation, plan.rebuild, plan, cfg, checked.get('create_sql') or schema_sql, checked) -%}
   {#- an existing table whose recorded clustering is not the config's: one ALTER TABLE, no
       rebuild, once everything has been checked (engine/clustering.sql) -#}
   {%- set had = plan.layout.get('clustered_by', []) if plan.get('layout') is mapping else [] -%}

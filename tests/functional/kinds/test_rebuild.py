@@ -1,0 +1,129 @@
+"""A rebuild (`--full-refresh`) of an existing table whose layout is unchanged is done in place:
+a parquet table is emptied and refilled (not dropped and created: its creation time stays),
+Delta and Iceberg replace theirs atomically; either way with one `removed` row, and no row of
+the old table left behind (a day no longer in the source is gone with its rows). A run stopped
+after that row, before or after the table was emptied, leaves every interval to the next run,
+which ends with the rows of a clean build."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+
+from tests.support.functional import STATE, orders_csv, rows, run, state_rows, table_rows
+
+EXEC = "vulcan_execution_time"
+DAILY = "order_date, total_orders"
+BODY = """
+select order_date, count(order_id) as total_orders
+from {{ ref('raw_orders') }}
+where order_date between @start_ds and @end_ds
+group by order_date
+"""
+KEYED = """
+select order_id, order_date, customer_id from {{ ref('raw_orders') }}
+"""
+
+
+def created_time(project: Any, name: str) -> str:
+    found = rows(project, f"describe table extended {project.test_schema}.{name}")
+    return next(str(r[1]) for r in found if r[0] == "Created Time")
+
+
+def append_reset(project: Any, table_format: str, name: str) -> None:
+    """The `removed` row a rebuild records first, as a run killed right after it leaves it."""
+    relation = f"{project.test_schema}.{name}".lower()
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+    details = json.dumps({"reset": True}).replace("{", "{{").replace("}", "}}")
+    values = (
+        f"('{relation}', 'model.test.{name}', '1900-01-01 00:00:00', '9999-12-31 00:00:00', "
+        f"'removed', '', 'killed-run', '{now}', 1, '{details}')"
+    )
+    if table_format == "parquet":
+        project.run_sql(
+            f"insert overwrite table {STATE} partition (relation, append_id) "
+            "select model_id, interval_start, interval_end, row_type, fingerprint, "
+            "invocation_id, recorded_at, seq, details, relation, 'killed-run-1' "
+            f"from values {values} as v(relation, model_id, interval_start, interval_end, "
+            "row_type, fingerprint, invocation_id, recorded_at, seq, details)"
+        )
+    else:
+        project.run_sql(f"insert into {STATE} values {values}")
+
+
+def drop_day(project: Any) -> None:
+    """The source loses its orders of 2025-01-03."""
+    schema = project.test_schema
+    project.run_sql(f"drop table if exists {schema}.keep")
+    project.run_sql(
+        f"create table {schema}.keep as select * from {schema}.raw_orders "
+        "where order_date <> date'2025-01-03'"
+    )
+    project.run_sql(f"insert overwrite table {schema}.raw_orders select * from {schema}.keep")
+
+
+class TestRebuildInPlace:
+    @pytest.fixture(scope="class")
+    def seeds(self) -> dict[str, str]:
+        return {"raw_orders.csv": orders_csv(count=5)}
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        daily = (
+            "{{ config(materialized='incremental_by_time_range', "
+            "meta={'time_column': 'order_date', 'start': '2025-01-01'}) }}" + BODY
+        )
+        keyed = "{{ config(materialized='incremental_by_unique_key', unique_key='order_id') }}"
+        return {"daily.sql": daily, "keyed.sql": keyed + KEYED}
+
+    def test_rebuilt_in_place_with_one_removed_row(self, project: Any, table_format: str) -> None:
+        schema = project.test_schema
+        run("seed")
+        at = {EXEC: "2025-01-06 00:00:00"}
+        run("run", vars=at)
+        parquet = table_format == "parquet"
+        created = {n: created_time(project, n) for n in ("daily", "keyed")} if parquet else {}
+        clean_daily = table_rows(project, "daily", DAILY)
+        assert len(clean_daily) == 5
+        # the source loses a day: the rebuild leaves neither its day nor its orders
+        drop_day(project)
+        run("run", "--full-refresh", vars=at)
+        daily = table_rows(project, "daily", DAILY)
+        assert daily == [r for r in clean_daily if str(r[0]) != "2025-01-03"]
+        keyed = table_rows(project, "keyed", "order_id, order_date")
+        assert keyed == table_rows(project, "raw_orders", "order_id, order_date")
+        for name in ("daily", "keyed"):
+            logged = [t for _, _, t in state_rows(project, name)]
+            # first run: its processed rows; the rebuild: one removed row, then its own
+            assert logged.count("removed") == 1, (name, logged)
+            assert logged[-2:] == ["removed", "processed"], (name, logged)
+            # kept, not dropped and created (Delta and Iceberg: replaced atomically)
+            if parquet:
+                assert created_time(project, name) == created[name], name
+        if parquet:
+            stale = f"select count(*) from {schema}.daily where order_date = '2025-01-03'"
+            assert rows(project, stale) == [(0,)]
+
+    def test_a_run_stopped_after_the_removed_row_is_finished_by_the_next(
+        self, project: Any, table_format: str
+    ) -> None:
+        schema = project.test_schema
+        run("seed")
+        at = {EXEC: "2025-01-06 00:00:00"}
+        run("run", "--full-refresh", vars=at)
+        clean = table_rows(project, "daily", DAILY)
+        drop_day(project)
+        expected = [r for r in clean if str(r[0]) != "2025-01-03"]
+        # stopped after the removed row, the table not yet emptied
+        append_reset(project, table_format, "daily")
+        run("run", vars=at)
+        assert table_rows(project, "daily", DAILY) == expected
+        # stopped after the table was emptied, before the first batch
+        append_reset(project, table_format, "daily")
+        emptied = "truncate table" if table_format == "parquet" else "delete from"
+        project.run_sql(f"{emptied} {schema}.daily")
+        run("run", vars=at)
+        assert table_rows(project, "daily", DAILY) == expected
