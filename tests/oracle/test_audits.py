@@ -309,15 +309,10 @@ def test_audits_are_checked_before_any_write(h: Harness) -> None:
 
 # --- the batch loop ------------------------------------------------------------------------------
 
-_HARNESS: Harness | None = None
-
 
 @pytest.fixture
 def h() -> Harness:
-    global _HARNESS
-    if _HARNESS is None:
-        _HARNESS = Harness()
-    harness = _HARNESS.reset()
+    harness = Harness.of_module(__name__)
     harness.context.update(
         {
             "compiled_code": "select * from src where d between @start_ds and @end_ds",

@@ -252,15 +252,9 @@ def test_merge_with_when_matched_compares_nothing() -> None:
     assert squash(upsert.merge_statement("s.t", "select * from src", ["product_id"])) == MERGE
 
 
-_HARNESS: Harness | None = None
-
-
 @pytest.fixture
 def h() -> Harness:
-    global _HARNESS
-    if _HARNESS is None:
-        _HARNESS = Harness()
-    return _HARNESS.reset()
+    return Harness.of_module(__name__)
 
 
 BATCH = {"index": 2, "count": 2, "start": "2025-01-01 00:00:00", "end": "2025-01-02 00:00:00"}

@@ -11,6 +11,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import pytest
 from dbt.tests.util import run_dbt
 
 STATE = "vulcan_state.vulcan_intervals"
@@ -174,13 +175,35 @@ def leave_stage(
     project.run_sql(f"create table {schema}.{stage} using parquet {marked}as {select}")
     if not intent:
         return
-    relation = f"{schema}.{name}".lower()
+    append_state_row(
+        project,
+        table_format,
+        name,
+        "staging",
+        {"stage": stage.lower()},
+        "2025-01-01 00:00:00",
+        "2025-01-01 00:00:00",
+    )
+
+
+def append_state_row(
+    project: Any,
+    table_format: str,
+    name: str,
+    row_type: str,
+    details: dict[str, Any],
+    start: str,
+    end: str,
+) -> None:
+    """Append one row of a killed run of model `name` to the state log (the state table in
+    `table_format`): `row_type` over [`start`, `end`), with `details`."""
+    relation = f"{project.test_schema}.{name}".lower()
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
     # (dbt.tests' run_sql formats the statement: the JSON's braces are doubled)
-    details = json.dumps({"stage": stage.lower()}).replace("{", "{{").replace("}", "}}")
+    text = json.dumps(details).replace("{", "{{").replace("}", "}}")
     values = (
-        f"('{relation}', 'model.test.{name}', '2025-01-01 00:00:00', '2025-01-01 00:00:00', "
-        f"'staging', '', 'killed-run', '{now}', 1, '{details}')"
+        f"('{relation}', 'model.test.{name}', '{start}', '{end}', "
+        f"'{row_type}', '', 'killed-run', '{now}', 1, '{text}')"
     )
     if table_format == "parquet":
         project.run_sql(
@@ -209,6 +232,28 @@ def environment_vars(schema: str, **more: Any) -> dict[str, Any]:
     return {
         "vars": {"vulcan_virtual": True, "vulcan_physical_schema": f"{schema}_physical", **more}
     }
+
+
+class EnvironmentsProject:
+    """The fixtures of a test class of the virtual layer: the profile's targets prod (the
+    default), dev and ci (environment_profiles), the layer on (environment_vars), and the
+    other targets' schemas and the physical one dropped after the class."""
+
+    @pytest.fixture(scope="class")
+    def profiles_config_update(
+        self, dbt_profile_target: dict[str, Any], unique_schema: str
+    ) -> dict[str, Any]:
+        return environment_profiles(dbt_profile_target, unique_schema, "dev", "ci")
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self, unique_schema: str) -> dict[str, Any]:
+        return environment_vars(unique_schema)
+
+    @pytest.fixture(scope="class", autouse=True)
+    def _other_schemas(self, project: Any) -> Any:
+        yield
+        for suffix in ("_dev", "_ci", "_physical"):
+            project.run_sql(f"drop schema if exists {project.test_schema}{suffix} cascade")
 
 
 def views_in(project: Any, schema: str) -> set[str]:

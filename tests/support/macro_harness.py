@@ -139,6 +139,7 @@ class FakeAdapter:
 
 
 TABLE_DESCRIBE = "describe query select * from "
+_BY_MODULE: dict[str, Harness] = {}  # Harness.of_module
 
 
 @dataclass
@@ -184,6 +185,14 @@ class Harness:
             for path in sorted(Path(project, "macros").rglob("*.sql")):
                 self._load(env, path.read_text())
         self.context.update(fakes)  # dbt's own statement/run_query would need a connection
+
+    @classmethod
+    def of_module(cls, module: str) -> Harness:
+        """Test module `module`'s own harness (loading every macro takes seconds: one a module,
+        for the context its tests change), reset for the next test."""
+        if module not in _BY_MODULE:
+            _BY_MODULE[module] = cls()
+        return _BY_MODULE[module].reset()
 
     def reset(self, config: dict[str, Any] | None = None) -> Harness:
         """Forget recorded statements and canned results; set the model config."""
@@ -303,6 +312,16 @@ def shared_harness(adapter_type: str = "spark") -> Harness:
     if adapter_type not in _SHARED:
         _SHARED[adapter_type] = Harness(adapter_type=adapter_type)
     return _SHARED[adapter_type]
+
+
+# the config of the engine tests' model s.t: a parquet time range model partitioned by its time
+# column (only read: each test copies it to change it)
+TIME_RANGE_CFG = {
+    "kind": "incremental_by_time_range",
+    "time_column": "order_date",
+    "partition_cols": ["order_date"],
+    "file_format": "parquet",
+}
 
 
 # the state append on the default (parquet) log: one new partition per append

@@ -124,6 +124,39 @@ def run_dbt_process(
     )
 
 
+# a loud failure of one of two dbt processes writing at once: the table format's conflict of two
+# writers of one table, or (a loaded 2-core CI machine) the server dropping a session
+LOUD = ("Concurrent", "conflict", "TTransportException")
+
+
+def run_at_once(
+    project: Any,
+    commands: dict[str, list[str]],
+    vars: dict[str, Any] | None = None,
+    timeout: float = 600,
+) -> None:
+    """Run one dbt process per tag of `commands` (tag -> its dbt arguments, with `vars`) at
+    once, each with its own target and log paths (dbt_command), and wait for them all: a
+    process that fails must fail loudly (LOUD), and one at least must succeed (the caller's
+    checks of the tables and the log after show any wrong success)."""
+    procs = [
+        subprocess.Popen(
+            dbt_command(project, *args, vars=vars, tag=tag),
+            cwd=project.project_root,
+            env=dbt_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for tag, args in commands.items()
+    ]
+    outputs = [proc.communicate(timeout=timeout)[0] for proc in procs]
+    for proc, out in zip(procs, outputs, strict=True):
+        if proc.returncode != 0:
+            assert any(word.lower() in out.lower() for word in LOUD), out[-3000:]
+    assert any(proc.returncode == 0 for proc in procs), outputs[0][-3000:]
+
+
 @dataclass
 class Killed:
     """What a kill trial did: the event it waited for, and whether dbt was killed mid-run."""

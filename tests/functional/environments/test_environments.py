@@ -14,6 +14,7 @@ from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
 
 from tests.support.functional import (
     STATE,
+    EnvironmentsProject,
     environment_profiles,
     environment_vars,
     model_statements,
@@ -88,30 +89,18 @@ def data_statements(logs_dir: str, name: str) -> list[str]:
     ]
 
 
-class TestEnvironments:
-    @pytest.fixture(scope="class")
-    def profiles_config_update(
-        self, dbt_profile_target: dict[str, Any], unique_schema: str
-    ) -> dict[str, Any]:
-        return environment_profiles(dbt_profile_target, unique_schema, "dev", "ci")
-
-    @pytest.fixture(scope="class")
-    def project_config_update(self, unique_schema: str) -> dict[str, Any]:
-        return environment_vars(unique_schema)
+class EventsEnvironmentsProject(EnvironmentsProject):
+    """EnvironmentsProject with the events seed (EVENTS)."""
 
     @pytest.fixture(scope="class")
     def seeds(self) -> dict[str, str]:
         return {"raw_events.csv": EVENTS}
 
+
+class TestEnvironments(EventsEnvironmentsProject):
     @pytest.fixture(scope="class")
     def models(self) -> dict[str, str]:
         return {"customers.sql": CUSTOMERS, "daily.sql": daily(1), "daily_rollup.sql": ROLLUP}
-
-    @pytest.fixture(scope="class", autouse=True)
-    def _other_schemas(self, project: Any) -> Any:
-        yield
-        for suffix in ("_dev", "_ci", "_physical"):
-            project.run_sql(f"drop schema if exists {project.test_schema}{suffix} cascade")
 
     def physical_tables(self, project: Any) -> set[str]:
         found = rows(project, f"show tables in {project.test_schema}_physical")

@@ -13,48 +13,22 @@ import pytest
 from dbt.tests.util import run_dbt, write_file
 
 from tests.functional.environments.test_environments import (
-    EVENTS,
     EXEC,
     ROLLUP,
+    EventsEnvironmentsProject,
     daily,
     data_statements,
     rollup,
 )
-from tests.support.functional import (
-    STATE,
-    environment_profiles,
-    environment_vars,
-    rows,
-    run,
-)
+from tests.support.functional import STATE, rows, run
 
 THREADS = ("--threads", "8")
 
 
-class TestDbtCommandsInEnvironments:
-    @pytest.fixture(scope="class")
-    def profiles_config_update(
-        self, dbt_profile_target: dict[str, Any], unique_schema: str
-    ) -> dict[str, Any]:
-        return environment_profiles(dbt_profile_target, unique_schema, "dev", "ci")
-
-    @pytest.fixture(scope="class")
-    def project_config_update(self, unique_schema: str) -> dict[str, Any]:
-        return environment_vars(unique_schema)
-
-    @pytest.fixture(scope="class")
-    def seeds(self) -> dict[str, str]:
-        return {"raw_events.csv": EVENTS}
-
+class TestDbtCommandsInEnvironments(EventsEnvironmentsProject):
     @pytest.fixture(scope="class")
     def models(self) -> dict[str, str]:
         return {"daily.sql": daily(1), "daily_rollup.sql": ROLLUP}
-
-    @pytest.fixture(scope="class", autouse=True)
-    def _other_schemas(self, project: Any) -> Any:
-        yield
-        for suffix in ("_dev", "_ci", "_physical"):
-            project.run_sql(f"drop schema if exists {project.test_schema}{suffix} cascade")
 
     def physical(self, project: Any) -> set[str]:
         listed = rows(project, f"show tables in {project.test_schema}_physical")

@@ -36,7 +36,6 @@ import os
 import random
 from typing import Any
 
-import pytest
 from dbt.tests.util import run_dbt, write_file
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import seed as hypothesis_seed
@@ -49,7 +48,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from tests.support.functional import environment_profiles, environment_vars, rows, views_in
+from tests.support.functional import EnvironmentsProject, rows, views_in
 
 EXAMPLES = int(os.environ.get("ENV_FUZZ_EXAMPLES", "2"))
 STEP_COUNT = int(os.environ.get("ENV_FUZZ_STEPS", "6"))
@@ -232,23 +231,7 @@ class EnvironmentsMachine(RuleBasedStateMachine):
         assert len(physical) == len(self.tables), (physical, sorted(self.tables))
 
 
-class TestEnvironmentsFuzz:
-    @pytest.fixture(scope="class")
-    def profiles_config_update(
-        self, dbt_profile_target: dict[str, Any], unique_schema: str
-    ) -> dict[str, Any]:
-        return environment_profiles(dbt_profile_target, unique_schema, "dev", "ci")
-
-    @pytest.fixture(scope="class")
-    def project_config_update(self, unique_schema: str) -> dict[str, Any]:
-        return environment_vars(unique_schema)
-
-    @pytest.fixture(scope="class", autouse=True)
-    def _other_schemas(self, project: Any) -> Any:
-        yield
-        for suffix in ("_dev", "_ci", "_physical"):
-            project.run_sql(f"drop schema if exists {project.test_schema}{suffix} cascade")
-
+class TestEnvironmentsFuzz(EnvironmentsProject):
     def test_environments_match_the_expected_world(self, project: Any) -> None:
         for suffix in ("_dev", "_ci"):
             project.run_sql(f"create schema if not exists {project.test_schema}{suffix}")

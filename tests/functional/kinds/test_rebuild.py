@@ -7,13 +7,11 @@ which ends with the rows of a clean build."""
 
 from __future__ import annotations
 
-import json
-from datetime import datetime, timezone
 from typing import Any
 
 import pytest
 
-from tests.support.functional import STATE, orders_csv, rows, run, state_rows, table_rows
+from tests.support.functional import append_state_row, orders_csv, rows, run, state_rows, table_rows
 
 EXEC = "vulcan_execution_time"
 DAILY = "order_date, total_orders"
@@ -35,23 +33,15 @@ def created_time(project: Any, name: str) -> str:
 
 def append_reset(project: Any, table_format: str, name: str) -> None:
     """The `removed` row a rebuild records first, as a run killed right after it leaves it."""
-    relation = f"{project.test_schema}.{name}".lower()
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
-    details = json.dumps({"reset": True}).replace("{", "{{").replace("}", "}}")
-    values = (
-        f"('{relation}', 'model.test.{name}', '1900-01-01 00:00:00', '9999-12-31 00:00:00', "
-        f"'removed', '', 'killed-run', '{now}', 1, '{details}')"
+    append_state_row(
+        project,
+        table_format,
+        name,
+        "removed",
+        {"reset": True},
+        "1900-01-01 00:00:00",
+        "9999-12-31 00:00:00",
     )
-    if table_format == "parquet":
-        project.run_sql(
-            f"insert overwrite table {STATE} partition (relation, append_id) "
-            "select model_id, interval_start, interval_end, row_type, fingerprint, "
-            "invocation_id, recorded_at, seq, details, relation, 'killed-run-1' "
-            f"from values {values} as v(relation, model_id, interval_start, interval_end, "
-            "row_type, fingerprint, invocation_id, recorded_at, seq, details)"
-        )
-    else:
-        project.run_sql(f"insert into {STATE} values {values}")
 
 
 def drop_day(project: Any) -> None:

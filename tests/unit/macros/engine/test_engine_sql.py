@@ -17,25 +17,15 @@ from tests.support.macro_harness import (
     relation,
     squash,
 )
-
-_HARNESS: Harness | None = None
+from tests.support.macro_harness import TIME_RANGE_CFG as CFG
 
 
 @pytest.fixture
 def h() -> Harness:
     """One harness per test module (loading every macro takes seconds), reset per test."""
-    global _HARNESS
-    if _HARNESS is None:
-        _HARNESS = Harness()
-    return _HARNESS.reset()
+    return Harness.of_module(__name__)
 
 
-CFG = {
-    "kind": "incremental_by_time_range",
-    "time_column": "order_date",
-    "partition_cols": ["order_date"],
-    "file_format": "parquet",
-}
 BATCH = {"index": 1, "count": 1, "start": "2025-01-01 00:00:00", "end": "2025-01-08 00:00:00"}
 FILTER = "`order_date` >= CAST('2025-01-01' AS DATE) AND `order_date` < CAST('2025-01-08' AS DATE)"
 SQL = "select * from (select 1) as vulcan_batch where " + FILTER

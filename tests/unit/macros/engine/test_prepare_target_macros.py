@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.macro_harness import TIME_RANGE_CFG as CFG
 from tests.support.macro_harness import (
     FakeResult,
     Harness,
@@ -15,23 +16,6 @@ from tests.support.macro_harness import (
     relation,
 )
 
-_HARNESS: Harness | None = None
-
-
-@pytest.fixture
-def h() -> Harness:
-    global _HARNESS
-    if _HARNESS is None:
-        _HARNESS = Harness()
-    return _HARNESS.reset()
-
-
-CFG = {
-    "kind": "incremental_by_time_range",
-    "time_column": "order_date",
-    "partition_cols": ["order_date"],
-    "file_format": "parquet",
-}
 LAYOUT = {"file_format": "parquet", "partitioned_by": ["order_date"]}
 QUERY = [
     {"name": "order_date", "dtype": "date"},
@@ -67,6 +51,11 @@ def plan(layout: Any = LAYOUT) -> dict[str, Any]:
         "fingerprint": "fp",
         "all_time": ["1900-01-01 00:00:00", "9999-12-31 00:00:00"],
     }
+
+
+@pytest.fixture
+def h() -> Harness:
+    return Harness.of_module(__name__)
 
 
 def test_unchanged_parquet_table_is_truncated_after_one_removed_row(h: Harness) -> None:
