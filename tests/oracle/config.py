@@ -283,11 +283,14 @@ def node_config(node: Any) -> dict[str, Any]:
         if key in config and config[key] == default and key not in set_by_user:
             del config[key]
     # dbt-vulcan's own keys may also sit under `meta` (dbt 1.10+ asks custom keys to, and
-    # dbt Fusion requires it); a key set directly wins
+    # dbt Fusion requires it); a key set directly wins, a key dbt-core gives every node as
+    # None (`unique_key`) does not
     meta = config.get("meta")
     if isinstance(meta, Mapping):
         own = {n for k in config_keys.config_keys() if not k.dbt for n in k.names}
-        config.update({k: v for k, v in meta.items() if k in own and k not in config})
+        config.update(
+            {k: v for k, v in meta.items() if k in own and config.get(k) is None and v is not None}
+        )
     return config
 
 

@@ -44,10 +44,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from dbt.adapters.vulcan import config_keys
 from dbt.adapters.vulcan.timemacros import to_python_format
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
 from tests.oracle import tracked
-from tests.oracle.config import ModelConfig, validate
+from tests.oracle.config import ModelConfig, node_config, validate
 from tests.oracle.operations import restatements
 from tests.oracle.planning import FAR_FUTURE, FAR_PAST, Batch, RunVars, Upstream, plan_model
 from tests.oracle.schedule import Interval
@@ -95,6 +96,8 @@ ZONE_REFUSED = "is not the JVM's 'Etc/UTC': the Delta Lake of Spark"
 ACCUMULATE = "WHEN MATCHED THEN UPDATE SET target.v = target.v + source.v"
 # the Spark formats of a string time column, per cron; 'dd/MM/yyyy': PENDING text_format
 STRING_FORMATS = {"@daily": "yyyy-MM-dd", "@hourly": "yyyy-MM-dd HH:mm:ss"}
+# the keys a model may give under `meta`: dbt-vulcan's own (dbt's, as location_root, stay out)
+OWN_KEYS = frozenset(n for k in config_keys.config_keys() if not k.dbt for n in k.names)
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,9 @@ class Spec:
     location: bool = False
     # tracked: the time column `t` limits an incremental run to the groups of its window
     windowed: bool = False
+    # dbt-vulcan's own keys given under `meta` (as dbt 1.10+ asks), beside the `unique_key:
+    # None` dbt-core gives every node; the run and the run-operations read them alike
+    under_meta: bool = False
 
     def features(self) -> list[str]:
         """What the model exercises, for the fuzzer's summary."""
@@ -147,6 +153,7 @@ class Spec:
             "when_matched": bool(self.when_matched),
             f"child {self.child}": bool(self.child),
             "location_root": self.location,
+            "keys under meta": self.under_meta,
         }
         return out + [name for name, on in flags.items() if on]
 
@@ -164,6 +171,7 @@ class Spec:
             fold_rows=self.fold_rows,
             reads_parent=True,
             location=self.location,
+            under_meta=self.under_meta,
         )
 
     @property
@@ -195,6 +203,9 @@ class Spec:
             out["location_root"] = LOCATION
             if self.kind == TIME_RANGE:
                 out["partition_by_time_column"] = False
+        if self.under_meta:
+            meta = {k: out.pop(k) for k in list(out) if k in OWN_KEYS}
+            out["meta"] = meta
         return out
 
     def sql(self, source: str) -> str:
@@ -289,7 +300,7 @@ class World:
         self.name = name
         self.relation = f"{schema}.{name}".lower()
         self.file_format = file_format
-        self.cfg: ModelConfig = validate(name, spec.kind, spec.config())
+        self.cfg: ModelConfig = validate(name, spec.kind, node_config(self.node()))
         self.source: list[Row] = []
         # None: no table; time range and tracked: the rows written, each with its time;
         # unique key: key -> row
@@ -536,7 +547,8 @@ class World:
             "resource_type": "model",
             "schema": schema,
             "alias": self.name,
-            "config": self.spec.config(),
+            # dbt-core gives every node these keys (a value of its own, or none)
+            "config": {"unique_key": None, **self.spec.config()},
         }
 
     def restate(self, start: str, end: str) -> str:
@@ -727,6 +739,7 @@ def specs(
                 time_zone=time_zone,
                 location=draw(st.sampled_from([False, False, True])),
                 windowed=windowed,
+                under_meta=draw(st.booleans()),
             )
         starts = {
             "@daily": ["2025-01-01", "2025-01-02", "2025-01-02 07:00:00"],
@@ -748,6 +761,7 @@ def specs(
             when_matched=when_matched,
             child=child,
             location=draw(st.sampled_from([False, False, True])),
+            under_meta=draw(st.booleans()),
         )
 
     return draw()

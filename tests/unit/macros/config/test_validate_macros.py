@@ -181,6 +181,10 @@ def test_own_keys_may_sit_under_meta() -> None:
     assert same(node({"materialized": TR, "lookback": 1, "meta": meta}))["lookback"] == 2
     message = same(node({"materialized": TR, "meta": {**meta, "batch_size": 0}}))
     assert "batch_size: 0" in message
+    # dbt-core gives every graph node `unique_key: None`: the one under meta is read (a
+    # run-operation's node as the run's)
+    keyed = same(node({"materialized": UK, "unique_key": None, "meta": {"unique_key": "id"}}), UK)
+    assert keyed["unique_key"] == ["id"]
 
 
 def test_the_model_being_run_reads_meta_with_config_meta_get() -> None:

@@ -43,14 +43,15 @@
   {%- endfor -%}
   {#- dbt-vulcan's own keys may also sit under `meta` (dbt 1.10+ asks custom keys to, and
       dbt v2 requires it: there `config.get` does not return a custom key set directly); a key
-      set directly wins. The model being run reads them with dbt's `config.meta_get` where dbt
-      has it (1.10+, v2); a graph node (run-operations) from its config's `meta`. -#}
+      set directly wins, a key dbt-core gives every node as none (`unique_key`) does not. The
+      model being run reads them with dbt's `config.meta_get` where dbt has it (1.10+, v2); a
+      graph node (run-operations) from its config's `meta`. -#}
   {%- set current = model is defined and model is not none and node.get('unique_id') == model.get('unique_id') -%}
   {%- set meta_get = config.meta_get if current and config is defined and config.meta_get is defined else none -%}
   {%- set meta = values.get('meta') -%}
   {%- if meta is mapping or meta_get is not none -%}
     {%- for row in dbt_vulcan.vulcan_config_keys() if not row.get('dbt') -%}
-      {%- for name in [row.name] + row.get('aliases', []) if name not in values -%}
+      {%- for name in [row.name] + row.get('aliases', []) if values.get(name) is none -%}
         {%- set value = meta_get(name) if meta_get is not none else meta.get(name) -%}
         {%- if value is not none -%}
           {%- do values.update({name: value}) -%}
