@@ -20,7 +20,9 @@ Scenarios (n = the size's days):
 - `one_day`: rep r adds day n + r - 1 to rep 1's tables (vulcan and microbatch: the day as
   dbt's `--event-time-start` / `--event-time-end`, the same command line; insert_overwrite: its
   own vars);
-- `explicit_day`: rep r recomputes the processed day n - r (the same flags).
+- `explicit_day`: rep r recomputes the processed day n - r (the same flags);
+- `full_refresh`: rep r runs `dbt run --full-refresh` of rep r's backfilled tables (vulcan, in
+  both modes, and insert_overwrite: the same n days rebuilt).
 vulcan_before (`--before`, a checkout that may predate the flags) gets its days as vars
 (`vulcan_execution_time`; `vulcan_start` / `vulcan_end`). A new value of `--vars` makes dbt
 parse the whole project again (about 3 s of CPU with the package): the flags do not.
@@ -229,7 +231,8 @@ def run(
 def daily(
     size: Size, projects: Projects, connection: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The daily model: backfill, one new day, one explicit day, interleaved rep by rep."""
+    """The daily model: backfill, one new day, one explicit day, `--full-refresh`, interleaved
+    rep by rep."""
     n, reps = size.days, size.repeats
     started = time.perf_counter()
     workdir = projects.workdir
@@ -321,7 +324,7 @@ def daily(
         mb = {"bench_schema": "cold_microbatch_r1"}
         runs.append(projects.dbt("explicit_day", "microbatch", rep, mb, *window))
 
-    # every system produced the same table
+    # every system produced the same table (the backfills' before their rebuild below)
     tables = {
         f"{SCHEMA[s]}_r1.{SYSTEMS[s][1]}": s for s in (*vulcans, "microbatch", "insert_overwrite")
     }
@@ -340,6 +343,30 @@ def daily(
     for rep in range(2, reps + 1):
         same = {t: sums[t] for t in backfills if f"_r{rep}." in t}
         checks.append(compare(f"backfill of {n} days, rep {rep}", same))
+
+    # `--full-refresh` of the n days: rep r rebuilds rep r's backfilled tables in place
+    rebuilt: list[str] = []
+    for rep in range(1, reps + 1):
+        print(f"cold full refresh rep {rep}", flush=True)
+        for system in ("vulcan", "vulcan_package"):
+            again = vulcan_vars(system, rep, vulcan_execution_time=str(at(n, 1)))
+            runs.append(projects.dbt("full_refresh", system, rep, again, "--full-refresh"))
+        io = {"bench_schema": f"cold_io_r{rep}", "bench_from": str(day(0)), "bench_to": str(day(n))}
+        runs.append(projects.dbt("full_refresh", "insert_overwrite", rep, io, "--full-refresh"))
+        rebuilt += [
+            f"{SCHEMA[s]}_r{rep}.{model[s]}"
+            for s in ("vulcan", "vulcan_package", "insert_overwrite")
+        ]
+    # a rebuilt table equals the rep's insert_overwrite rebuild and the backfill of rep 2
+    sums |= {
+        f"rebuilt {t}": v
+        for t, v in spark_task(workdir, "checksums", connection, tables=rebuilt).items()
+    }
+    for rep in range(1, reps + 1):
+        same = {t: v for t, v in sums.items() if t.startswith("rebuilt") and f"_r{rep}." in t}
+        if reps > 1:
+            same["backfill rep 2"] = sums["cold_adapter_r2.daily_vulcan"]
+        checks.append(compare(f"--full-refresh of {n} days, rep {rep}", same))
     problems += [c["what"] + ": outputs differ" for c in checks if not c["ok"]]
     return {
         "runs": [asdict(r) for r in runs],

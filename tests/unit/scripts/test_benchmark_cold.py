@@ -132,6 +132,19 @@ def test_goals_hold_a_run_to_its_counterpart_plus_its_own_read_and_append() -> N
     assert table["backfill: statements"] == ["≤ 2 + 2", "3", "yes"]
     assert table["backfill (package): statements"] == ["≤ 2 + 2", "6", "**no**"]
     assert "backfill: wall / microbatch's" not in table
+    # results from before the `--full-refresh` scenario have no rebuild goal
+    assert not any(goal.startswith("--full-refresh") for goal in table)
+
+
+def test_a_full_refresh_is_held_to_insert_overwrite_s_own() -> None:
+    """`--full-refresh` of the backfilled days: model time ≤ 1.0x insert_overwrite's."""
+    runs = [_run("full_refresh", "insert_overwrite", s, 2) for s in (20.0, 21.0, 25.0)]
+    runs += [_stateful("full_refresh", "vulcan", s) for s in (19.0, 20.5, 30.0)]
+    runs += [_stateful("full_refresh", "vulcan_package", 23.1)]
+    table = {row[0]: row[1:] for row in goals({"runs": runs})}
+    assert table["--full-refresh: model time / insert_overwrite's"] == ["≤ 1.00x", "0.98x", "yes"]
+    package = "--full-refresh (package): model time / insert_overwrite's"
+    assert table[package] == ["≤ 1.00x", "1.10x", "**no**"]
 
 
 def test_statement_label_names_the_plan_and_strips_dbts_comment() -> None:
