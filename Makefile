@@ -183,7 +183,7 @@ THRIFT_PACKAGE_TESTS := \
 	tests/functional/reliability/test_concurrency.py::TestTwoProcessesFourThreads
 
 # THRIFT_CRASH_TRIALS: how many random kill -9 points against the server (the test's default:
-# 6; CI's lane: 4, beside the package's kill trials and the fuzzer's crashes)
+# 6; CI's lane: 3, beside the package's kill trials and the fuzzer's crashes)
 THRIFT_CRASH_TRIALS ?=
 thrift: setup
 	bash scripts/spark_server.sh run -- sh -c '$(if $(THRIFT_CRASH_TRIALS),VULCAN_CRASH_TRIALS=$(THRIFT_CRASH_TRIALS) )$(PYTEST) $(THRIFT_TESTS) -q --durations=$(DURATIONS) --profile thrift \
@@ -381,16 +381,15 @@ test: setup
 	$(MAKE) --no-print-directory -j2 -Oline test-lane-1 test-lane-2
 test-lane-1: setup
 	@echo "lane 1 started at $$(date +%T)"
-	FUZZ_EXAMPLES=4 $(MAKE) --no-print-directory -j1 lint unit functional-parquet functional-iceberg thrift integration-parquet \
+	FUZZ_EXAMPLES=4 $(MAKE) --no-print-directory -j1 lint unit functional-parquet functional-iceberg functional-package-iceberg thrift integration-parquet \
 		integration-package PARQUET_BUILDS=1 PACKAGE_BUILDS=1 PARQUET_DESELECT="$(CI_PARQUET_DESELECT)" \
-		ICEBERG_DESELECT="$(CI_ICEBERG_DESELECT)" THRIFT_CRASH_TRIALS=4
-	$(MAKE) --no-print-directory fuzz FUZZ_PROFILE=delta FUZZ_EXAMPLES=3 FUZZ_STEPS=10 FUZZ_SEED=4444
+		ICEBERG_DESELECT="$(CI_ICEBERG_DESELECT)" THRIFT_CRASH_TRIALS=3 PACKAGE_FORMAT_TESTS="$(THREADS_TEST)"
+	$(MAKE) --no-print-directory fuzz FUZZ_PROFILE=delta FUZZ_EXAMPLES=2 FUZZ_STEPS=10 FUZZ_SEED=4444
 	@echo "lane 1 ended at $$(date +%T)"
 test-lane-2: setup
 	@echo "lane 2 started at $$(date +%T)"
-	$(MAKE) --no-print-directory -j1 functional-delta functional-package databricks \
-		DATABRICKS_BUILDS=2 PACKAGE_DESELECT="$(CI_PACKAGE_DESELECT)" DELTA_DESELECT="$(CI_DELTA_DESELECT)" \
-		PACKAGE_FORMAT_TESTS="$(THREADS_TEST)"
+	$(MAKE) --no-print-directory -j1 functional-delta functional-package-parquet databricks \
+		DATABRICKS_BUILDS=2 PACKAGE_DESELECT="$(CI_PACKAGE_DESELECT)" DELTA_DESELECT="$(CI_DELTA_DESELECT)"
 	@echo "lane 2 ended at $$(date +%T)"
 
 # The stateful fuzzer (tests/functional/fuzz): Hypothesis drives models through random
