@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[3]
 ENVIRONMENTS = "environments-2026-12-06.json"  # the environments part (benchmarks/environments.py)
 # the results files of a page (a later run's parts added to the first's), its flags, the page
 PAGES = [
-    (["cold-2026-12-03.json", ENVIRONMENTS], [], "benchmarks.md"),
+    # the daily model's part (with `--full-refresh`), then every kind and the job, environments
+    (["cold-daily-2026-12-06.json", "cold-2026-12-03.json", ENVIRONMENTS], [], "benchmarks.md"),
     (["thrift-2026-12-03.json"], ["--target", "thrift"], "benchmarks-thrift.md"),
 ]
 
