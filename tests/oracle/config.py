@@ -266,6 +266,10 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     return getattr(obj, key, default)
 
 
+# the keys a model may give under `meta`: dbt-vulcan's own (dbt's, as location_root, stay out)
+OWN_KEYS = frozenset(n for k in config_keys.config_keys() if not k.dbt for n in k.names)
+
+
 def node_config(node: Any) -> dict[str, Any]:
     """A node's config as the user wrote it. dbt-core gives every node values of its own for
     some keys dbt-vulcan reads differently (`lookback: 1`, microbatch's default); such a value
@@ -287,9 +291,12 @@ def node_config(node: Any) -> dict[str, Any]:
     # None (`unique_key`) does not
     meta = config.get("meta")
     if isinstance(meta, Mapping):
-        own = {n for k in config_keys.config_keys() if not k.dbt for n in k.names}
         config.update(
-            {k: v for k, v in meta.items() if k in own and config.get(k) is None and v is not None}
+            {
+                k: v
+                for k, v in meta.items()
+                if k in OWN_KEYS and config.get(k) is None and v is not None
+            }
         )
     return config
 

@@ -44,11 +44,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from dbt.adapters.vulcan import config_keys
 from dbt.adapters.vulcan.timemacros import to_python_format
 from dbt.adapters.vulcan.timeutil import VulcanConfigError
 from tests.oracle import tracked
-from tests.oracle.config import ModelConfig, node_config, validate
+from tests.oracle.config import OWN_KEYS, ModelConfig, node_config, validate
 from tests.oracle.operations import restatements
 from tests.oracle.planning import FAR_FUTURE, FAR_PAST, Batch, RunVars, Upstream, plan_model
 from tests.oracle.schedule import Interval
@@ -96,8 +95,6 @@ ZONE_REFUSED = "is not the JVM's 'Etc/UTC': the Delta Lake of Spark"
 ACCUMULATE = "WHEN MATCHED THEN UPDATE SET target.v = target.v + source.v"
 # the Spark formats of a string time column, per cron; 'dd/MM/yyyy': PENDING text_format
 STRING_FORMATS = {"@daily": "yyyy-MM-dd", "@hourly": "yyyy-MM-dd HH:mm:ss"}
-# the keys a model may give under `meta`: dbt-vulcan's own (dbt's, as location_root, stay out)
-OWN_KEYS = frozenset(n for k in config_keys.config_keys() if not k.dbt for n in k.names)
 
 
 @dataclass(frozen=True)
