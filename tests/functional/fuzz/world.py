@@ -15,8 +15,8 @@ What the model encodes beyond the oracle's planner (each documented in README.md
   log knows nothing of is rebuilt, unless the model keeps history (`forward_only`) and the
   table holds rows: then the run is refused (engine/begin.sql, vulcan_adopt_existing);
 - a rebuild of a model with log rows first records a `removed` row over all time (`reset`),
-  and a second (`rebuilt`) once the table is empty: not when it is kept (Delta and Iceberg
-  replace it, an unchanged managed parquet table is truncated) and its write is idempotent;
+  and, when its write is not idempotent (an accumulating `when_matched`), a second
+  (`rebuilt`) once the table is empty;
 - a run whose read returned at least `vulcan_state_fold_rows` rows folds them to their
   compaction (state/fold.sql): not on a rebuild, not with a restatement pending, not when the
   compaction would not halve them;
@@ -311,16 +311,6 @@ class World:
         # the `writing` rows whose write committed (engine/write_check.sql)
         self._committed: set[StateRow] = set()
 
-    def _rebuilt_in_place(self, exists: bool, read: list[StateRow]) -> bool:
-        """A rebuild keeps the existing table (engine/prepare_target.sql): Delta and Iceberg
-        replace it, a managed parquet table whose recorded layout is unchanged is truncated;
-        then one `removed` row, not two (but for an accumulating `when_matched`)."""
-        if not exists:
-            return False
-        if self.file_format != "parquet":
-            return True
-        return not self.spec.location and any(r.kind == PROCESSED for r in read)
-
     def _shifts_partitions(self) -> bool:
         """The table is partitioned by its TIMESTAMP time column, on Delta, in a session not in
         UTC (the JVM's zone here), on a Spark before 4.1: its Delta Lake would store the
@@ -492,8 +482,8 @@ class World:
             if plan.has_state:
                 self._append(FAR_PAST, FAR_FUTURE, REMOVED, json.dumps({"reset": True}))
             self._clear()
-            in_place = self._rebuilt_in_place(exists, read)
-            if plan.has_state and (self.spec.when_matched or not in_place):
+            # the table emptied: a second row for an accumulating write only
+            if plan.has_state and self.spec.when_matched:
                 rebuilt = {"reset": True, "rebuilt": True}
                 self._append(FAR_PAST, FAR_FUTURE, REMOVED, json.dumps(rebuilt))
         marks = self.spec.kind == TIME_RANGE and self.file_format in ("parquet", "iceberg")

@@ -1,5 +1,7 @@
-"""engine/prepare_target.sql: a rebuild of a parquet table that keeps its layout truncates it in
-place after one `removed` row; anything the CREATE would give differently drops and creates."""
+"""engine/prepare_target.sql: a rebuild records one `removed` row (`reset`) before it touches
+the table; an existing Delta or Iceberg table is replaced atomically, anything else is dropped
+and created; a write that is not idempotent gets a second row (`rebuilt`) once the table is
+empty."""
 
 from __future__ import annotations
 
@@ -8,96 +10,82 @@ from typing import Any
 import pytest
 
 from tests.support.macro_harness import TIME_RANGE_CFG as CFG
-from tests.support.macro_harness import (
-    FakeResult,
-    Harness,
-    appended_values,
-    is_state_append,
-    relation,
-)
-
-LAYOUT = {"file_format": "parquet", "partitioned_by": ["order_date"]}
-QUERY = [
-    {"name": "order_date", "dtype": "date"},
-    {"name": "orders", "dtype": "bigint"},
-]
-DESCRIBE = "describe table extended s.t"
+from tests.support.macro_harness import Harness, appended_values, is_state_append, relation
 
 
-def described(
-    columns: list[tuple[str, str]] | None = None, kind: str = "MANAGED", dynamic: bool = True
-) -> FakeResult:
-    columns = columns or [("orders", "bigint"), ("order_date", "date")]
-    options = "[partitionOverwriteMode=dynamic]" if dynamic else "[]"
-    return FakeResult(
-        [
-            *[(name, dtype, None) for name, dtype in columns],
-            ("# Partition Information", "", ""),
-            ("# col_name", "data_type", "comment"),
-            ("order_date", "date", None),
-            ("", "", ""),
-            ("# Detailed Table Information", "", ""),
-            ("Type", kind, ""),
-            ("Provider", "parquet", ""),
-            ("Storage Properties", options, ""),
-        ]
-    )
-
-
-def plan(layout: Any = LAYOUT) -> dict[str, Any]:
+def plan(has_state: bool = True) -> dict[str, Any]:
     return {
-        "has_state": True,
-        "layout": layout,
+        "has_state": has_state,
+        "layout": {"file_format": "parquet", "partitioned_by": ["order_date"]},
         "fingerprint": "fp",
         "all_time": ["1900-01-01 00:00:00", "9999-12-31 00:00:00"],
     }
 
 
 @pytest.fixture
-def h() -> Harness:
-    return Harness.of_module(__name__)
+def h(monkeypatch: pytest.MonkeyPatch) -> Harness:
+    harness = Harness.of_module(__name__)
+    # the adapter's DROP, as a statement in order
+    drop = lambda rel: harness.statements.append(f"drop table if exists {rel}")  # noqa: E731
+    monkeypatch.setattr(harness.context["adapter"], "drop_relation", drop, raising=False)
+    return harness
 
 
-def test_unchanged_parquet_table_is_truncated_after_one_removed_row(h: Harness) -> None:
-    h.query_results[DESCRIBE] = described()
+def prepare(h: Harness, file_format: str, accumulating: bool = False, **kw: Any) -> list[str]:
+    cfg = {**CFG, "file_format": file_format}
+    checked = {"extra": {"write_check": accumulating}}
     created = h.call(
         "vulcan_prepare_target",
         relation(),
-        relation(),
+        kw.get("existing", relation()),
         True,
-        plan(),
-        CFG,
-        "select 1",
-        {"query_columns": QUERY},
+        plan(kw.get("has_state", True)),
+        cfg,
+        "select 1 as order_date",
+        checked,
     )
     assert created is True
-    first, append, last = h.statements
-    assert first == DESCRIBE and last == "truncate table s.t"
-    assert is_state_append(append)
-    assert "'removed'" in appended_values(append) and '{"reset": true}' in append
+    return [" ".join(s.split()).lower() for s in h.statements]
 
 
-@pytest.mark.parametrize(
-    "change",
-    ["external", "columns", "options", "layout", "no_layout", "location", "no_columns"],
-)
-def test_anything_the_create_would_change_is_not_kept(h: Harness, change: str) -> None:
-    h.query_results[DESCRIBE] = described(
-        columns=[("orders", "int"), ("order_date", "date")] if change == "columns" else None,
-        kind="EXTERNAL" if change == "external" else "MANAGED",
-        dynamic=change != "options",
-    )
-    layout = {
-        "layout": {**LAYOUT, "partitioned_by": []},
-        "no_layout": None,
-    }.get(change, LAYOUT)
-    cfg = {**CFG, "location_root": "/x"} if change == "location" else CFG
-    query = None if change == "no_columns" else QUERY
-    kept = h.call("_vulcan_parquet_keeps_table", relation(), plan(layout), cfg, query)
-    assert kept is False
-    # nothing is read when the log or the config already says so
-    reads = h.statements
-    if change in ("layout", "no_layout", "location", "no_columns"):
-        assert reads == []
-    else:
-        assert reads == [DESCRIBE]
+def appends(statements: list[str]) -> list[str]:
+    return [appended_values(s) for s in statements if is_state_append(s)]
+
+
+def test_parquet_table_is_dropped_and_created_after_one_removed_row(h: Harness) -> None:
+    statements = prepare(h, "parquet")
+    assert is_state_append(statements[0]), statements
+    (reset,) = appends(statements)
+    assert "'removed'" in reset and '{"reset": true}' in reset
+    rest = statements[1:]
+    assert rest[0].startswith("drop table if exists s.t"), rest
+    assert rest[1].startswith("create table s.t"), rest
+    # nothing read to decide (no DESCRIBE), nothing truncated
+    assert not [s for s in statements if s.startswith(("describe", "truncate"))]
+
+
+@pytest.mark.parametrize("file_format", ["delta", "iceberg"])
+def test_delta_and_iceberg_tables_are_replaced_not_dropped(h: Harness, file_format: str) -> None:
+    statements = prepare(h, file_format)
+    assert len(appends(statements)) == 1
+    assert not [s for s in statements if s.startswith("drop")], statements
+    assert [s for s in statements if s.startswith("create or replace table s.t")], statements
+
+
+@pytest.mark.parametrize("file_format", ["parquet", "delta"])
+def test_an_accumulating_write_gets_the_rebuilt_row_once_the_table_is_empty(
+    h: Harness, file_format: str
+) -> None:
+    statements = prepare(h, file_format, accumulating=True)
+    reset, rebuilt = appends(statements)
+    assert '{"reset": true}' in reset
+    assert '{"reset": true, "rebuilt": true}' in rebuilt
+    # the second row after the table is created
+    created = next(i for i, s in enumerate(statements) if s.startswith("create"))
+    assert is_state_append(statements[-1]) and created < len(statements) - 1
+
+
+def test_a_first_build_without_state_records_nothing(h: Harness) -> None:
+    statements = prepare(h, "parquet", existing=None, has_state=False)
+    assert appends(statements) == []
+    assert statements[0].startswith("create table s.t"), statements
