@@ -125,3 +125,44 @@ class TestDbtCommandsInEnvironments(EventsEnvironmentsProject):
         inline = "select event_date, revenue, big from {{ ref('daily_rollup') }}"
         shown = run_dbt(["show", "--target", "dev", "--inline", inline, "--limit", "20"])
         assert sorted(tuple(r) for r in shown.results[0].agate_table.rows) == doubled
+
+
+class TestAModelRunWithoutItsChangedParent(EventsEnvironmentsProject):
+    """A model selected alone after its parent's code changed reads the parent's view of its
+    target, which still shows the old version: its rows never fill the shared table of its new
+    version (which prod would take at the deploy). Dev builds a table of its own; prod refuses,
+    naming the fix; the deploy of the whole change then builds the new version from the new
+    parent."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"daily.sql": daily(1), "daily_rollup.sql": ROLLUP}
+
+    def test_the_new_version_is_never_built_from_the_old_parent(self, project: Any) -> None:
+        prod, dev, ci = (project.test_schema + s for s in ("", "_dev", "_ci"))
+        root = Path(project.project_root)
+        for target in ("prod", "dev", "ci"):
+            run("seed", "--target", target)
+        run("run", "--target", "prod", vars=EXEC)
+        run("run", "--target", "dev", vars=EXEC)
+        before = rollup(project, prod)
+        assert len(before) == 10 and rollup(project, dev) == before
+        # the parent changes; CI builds only its new version
+        write_file(daily(2), root, "models", "daily.sql")
+        run("run", "--target", "ci", "-s", "daily", vars=EXEC)
+        # dev runs the rollup alone: its daily view still shows the old daily
+        run("run", "--target", "dev", "-s", "daily_rollup", vars=EXEC)
+        assert rollup(project, dev) == before
+        # prod refuses the rollup alone, before anything is written
+        results = run("run", "--target", "prod", "-s", "daily_rollup", vars=EXEC, expect_pass=False)
+        message = next(str(r.message) for r in results if r.node.name == "daily_rollup")
+        assert "prod's views of its parents show" in message and "-s +daily_rollup" in message
+        assert rollup(project, prod) == before
+        # the deploy of the whole change: the rollup's new version from the new daily
+        doubled = [(d, 2 * r, r * 2 > 20) for d, r, _ in before]
+        run("run", "--target", "prod", vars=EXEC)
+        assert rollup(project, prod) == doubled
+        run("run", "--target", "ci", vars=EXEC)
+        assert rollup(project, ci) == doubled
+        run("run", "--target", "dev", vars=EXEC)
+        assert rollup(project, dev) == doubled

@@ -11,7 +11,10 @@ What it does
 
     - `run`: `dbt run` in prod, dev or ci with a drawn variant of each model (a change, or the
       old code again: a rollback), in dev and ci with or without a 3-day window
-      (`vulcan_dev_start`);
+      (`vulcan_dev_start`); both models, or the child alone once the target has a view of its
+      parent (which may show another version than the parent's code: then prod refuses and
+      another target builds the child into a table of its own from what the view shows, its
+      days waiting for the parent's);
     - `add_rows`: rows added to the source: a version built later sees them, one built
       before keeps what it computed (a table is never recomputed by a view swap);
     - `janitor`: `vulcan_janitor` with a TTL of 0 at a far execution time: every version no
@@ -117,43 +120,48 @@ class EnvironmentsMachine(RuleBasedStateMachine):
         f=st.sampled_from([1, 2]),
         g=st.sampled_from([0, 10]),
         windowed=st.booleans(),
+        alone=st.booleans(),
     )
-    def run(self, env: str, f: int, g: int, windowed: bool) -> None:
+    def run(self, env: str, f: int, g: int, windowed: bool, alone: bool) -> None:
         windowed = windowed and env != "prod"
+        shown = self.pointers[env].get("daily")
+        # the child alone reads its parent's view of this target: once there is one
+        alone = alone and shown is not None
+        # ... which may show another version than the parent's code
+        stale = alone and shown != ("daily", f)
         self._write(f, g)
         vars: dict[str, Any] = {"vulcan_execution_time": EXEC}
         if windowed:
             vars["vulcan_dev_start"] = f"{WINDOW} days"
-        run_dbt(
-            [
-                "run",
-                "--target",
-                env,
-                "-s",
-                f"e{self.n}_daily",
-                f"e{self.n}_top",
-                "--vars",
-                json.dumps(vars),
-            ]
-        )
+        selected = [f"e{self.n}_top"] if alone else [f"e{self.n}_daily", f"e{self.n}_top"]
+        command = ["run", "--target", env, "-s", *selected, "--vars", json.dumps(vars)]
+        if stale and env == "prod":
+            # prod never builds a version from an old parent: refused, nothing written
+            results = run_dbt(command, expect_pass=False)
+            (message,) = [str(r.message) for r in results if r.node.name == f"e{self.n}_top"]
+            assert "prod's views of its parents show" in message, message
+            return
+        run_dbt(command)
         start = DAYS - WINDOW if windowed else 0
-        for model, key in (("daily", ("daily", f)), ("top", ("top", f, g))):
+        steps = [("daily", ("daily", f)), ("top", ("top", f, g))]
+        for model, key in steps[1:] if alone else steps:
             if env != "prod" and self.pointers["prod"].get(model) == key:
                 self.pointers[env][model] = key  # prod's version: read only
                 continue
+            if model == "top" and stale:
+                key = ("top", f, g, env)  # rows of an old parent: a table of this target's own
             table = self.tables.setdefault(key, {"days": set(), "rows": {}})
+            parent = self.tables[self.pointers[env]["daily"]] if model == "top" else None
             for d in range(start, DAYS):
-                if d in table["days"]:
-                    continue
+                if d in table["days"] or (parent is not None and d not in parent["days"]):
+                    continue  # processed, or waiting for its parent's day
                 table["days"].add(d)
-                if model == "daily":
+                if parent is None:
                     amounts = [a for day, a in self.source if day == d]
                     if amounts:
                         table["rows"][d] = sum(amounts) * f
-                else:
-                    parent = self.tables[self.pointers[env]["daily"]]
-                    if d in parent["rows"]:
-                        table["rows"][d] = parent["rows"][d] + g
+                elif d in parent["rows"]:
+                    table["rows"][d] = parent["rows"][d] + g
             self.pointers[env][model] = key
 
     @rule(

@@ -115,3 +115,10 @@ class TestRebuildInPlace:
         project.run_sql(f"{emptied} {schema}.daily")
         run("run", vars=at)
         assert table_rows(project, "daily", DAILY) == expected
+        # stopped between the DROP and the CREATE: no table, its intervals reset
+        append_reset(project, table_format, "daily")
+        project.run_sql(f"drop table {schema}.daily{' purge' if table_format == 'iceberg' else ''}")
+        run("run", vars=at)
+        assert table_rows(project, "daily", DAILY) == expected
+        logged = [t for _, _, t in state_rows(project, "daily")]
+        assert logged[-1] == "processed", logged

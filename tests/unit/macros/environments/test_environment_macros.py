@@ -321,7 +321,7 @@ def test_defer_reading_another_version_of_a_parent_builds_a_table_of_its_own() -
     h.context["ref"] = lambda package, name, v=None: prod_view
     try:
         ctx = h.call("vulcan_virtual_context", rollup, datetime(2025, 1, 11))
-        # without --defer nothing is looked at
+        # without --defer only this environment's own view is looked at (dev has none)
         h.context["invocation_args_dict"] = {}
         assert h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {}) == {}
         h.context["invocation_args_dict"] = {"defer": True}
@@ -350,3 +350,64 @@ def test_defer_reading_another_version_of_a_parent_builds_a_table_of_its_own() -
     finally:
         h.context.pop("ref", None)
         h.context["invocation_args_dict"] = {}
+
+
+def _pointer(key: str, env: str, physical: str, version: str) -> dict[str, Any]:
+    """A pointer row of model.p.daily: `env`'s view (analytics.daily) on `physical`."""
+    details = {"environment": env, "physical": physical, "view": "analytics.daily"}
+    return {
+        "relation": key,
+        "row_type": "pointer",
+        "details": json.dumps(details),
+        "fingerprint": version,
+        "at": 1,
+        "model_id": "model.p.daily",
+    }
+
+
+def test_a_view_of_this_environment_on_an_old_version_of_a_parent_is_read_as_such() -> None:
+    """Without --defer: the parent's view in this environment still shows the version of its
+    last run here (its code changed since, it is not selected). Dev builds the child into a
+    table of its own (never the shared one prod would take); prod refuses, naming the fix."""
+    from datetime import datetime
+
+    from tests.support.macro_harness import CompilerError
+
+    daily = model("daily", ["seed.p.raw"], code="select 2")
+    rollup = model("rollup", ["model.p.daily"])
+    graph = {SEED["unique_id"]: SEED, "model.p.daily": daily, "model.p.rollup": rollup}
+    old_daily = {**daily, "raw_code": "select 1"}
+    for target in ("dev", "prod"):
+        h = harness(graph, target)
+        h.context["invocation_args_dict"] = {}
+        key = h.call("vulcan_pointer_key", daily)
+        old = h.call("vulcan_node_version", old_daily)
+        old_key = h.call("vulcan_relation_key", h.call("vulcan_physical_relation", old_daily, old))
+        new = h.call("vulcan_node_version", daily)
+        new_key = h.call("vulcan_relation_key", h.call("vulcan_physical_relation", daily, new))
+        ctx = h.call("vulcan_virtual_context", rollup, datetime(2025, 1, 11))
+        # the view on the parent's version of its code: nothing set apart
+        by_key = {key: [_pointer(key, target, new_key, new)], new_key: []}
+        assert h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {}) == {}
+        # another target's view on the old version: not what this target reads
+        by_key = {key: [_pointer(key, "ci", old_key, old)], new_key: []}
+        assert h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {}) == {}
+        # this target's view on the old version
+        by_key = {key: [_pointer(key, target, old_key, old)], new_key: []}
+        if target == "prod":
+            try:
+                h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {})
+            except CompilerError as error:
+                assert "prod's views of its parents show" in str(error), error
+                assert "-s +rollup" in str(error) and "Nothing was written" in str(error)
+            else:
+                raise AssertionError("prod built a version from an old parent")
+            continue
+        assert h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {}) == {
+            "model.p.daily": old_key
+        }
+        # its rows read too, for the upstream waits
+        assert any(f"'{old_key}'" in sql for sql in h.statements), h.statements
+        ctx["deferred"] = {"for": ["model.p.rollup"]}
+        chosen = h.call("vulcan_virtual_resolve", ctx, "model.p.rollup", by_key)
+        assert chosen["own"] and chosen["key"].endswith("__dev")

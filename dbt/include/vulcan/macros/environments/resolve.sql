@@ -121,29 +121,43 @@
   {{ return(modules.re.search('\\{\\{-?\\s*this\\s*-?\\}\\}', node.raw_code or '') is not none) }}
 {% endmacro %}
 
-{#- dbt's `--defer`: the parents the running model reads from another environment's relation
-    (dbt's rule, applied by `ref()`), when what that relation shows is not the parent's version
-    in this environment: {unique_id: the log key of what it shows}. The model's rows then come
-    from tables outside its version's lineage: they go to a table of this environment only
-    (never reused by prod), and its upstream waits read the intervals of what it reads (one more
-    read of the log, only then). Prod refuses to build from another environment's tables. -#}
+{#- The parents the running model reads in another version than its own code's: through dbt's
+    `--defer` (the relation `ref()` gives is another environment's view) or through this
+    environment's own view, which still shows the version of the parent's last run here (its
+    code changed since and it is not selected): {unique_id: the log key of what the view
+    shows}. The model's rows would come from tables outside its version's lineage: they go to a
+    table of this environment only (never reused by prod), and its upstream waits read the
+    intervals of what it reads (one more read of the log, only then). Prod refuses: its
+    versions are built from their own lineage only. A parent with no view in this environment
+    yet (never run here) is read as dbt reads it. -#}
 {% macro vulcan_virtual_deferred(ctx, node, by_key, done) %}
   {%- set out = {} -%}
-  {%- if not (invocation_args_dict or {}).get('defer') -%}{{ return(out) }}{%- endif -%}
+  {%- set deferring = (invocation_args_dict or {}).get('defer') -%}
+  {%- set through = {'defer': false} -%}
   {%- for id in ((node.get('depends_on') or {}).get('nodes') or []) if id in ctx.nodes and id != node.unique_id -%}
     {%- set parent = ctx.nodes[id].node -%}
-    {%- set read = ref(parent.package_name, parent.name, v=parent.version) if parent.get('version') else ref(parent.package_name, parent.name) -%}
-    {%- set there = dbt_vulcan.vulcan_relation_key(read) -%}
-    {%- if there != dbt_vulcan.vulcan_state_key(parent.database, parent.schema, parent.alias) -%}
-      {%- set shown = dbt_vulcan.vulcan_pointers(by_key.get(ctx.nodes[id].pointer_key, [])).values() | selectattr('view', 'equalto', there) | map(attribute='physical') | list -%}
+    {%- set pointers = dbt_vulcan.vulcan_pointers(by_key.get(ctx.nodes[id].pointer_key, [])) -%}
+    {%- set here = dbt_vulcan.vulcan_state_key(parent.database, parent.schema, parent.alias) -%}
+    {%- set there = here -%}
+    {%- if deferring -%}
+      {%- set read = ref(parent.package_name, parent.name, v=parent.version) if parent.get('version') else ref(parent.package_name, parent.name) -%}
+      {%- set there = dbt_vulcan.vulcan_relation_key(read) -%}
+    {%- endif -%}
+    {%- if there != here -%}
+      {%- set shown = pointers.values() | selectattr('view', 'equalto', there) | map(attribute='physical') | list -%}
       {%- set key = shown[0] if shown else there -%}
-      {%- if key != dbt_vulcan.vulcan_virtual_resolve(ctx, id, by_key, none, done).key -%}
-        {%- do out.update({id: key}) -%}
-      {%- endif -%}
+    {%- else -%}
+      {%- set key = (pointers.get(ctx.env) or {}).get('physical') -%}
+    {%- endif -%}
+    {%- if key is not none and key != dbt_vulcan.vulcan_virtual_resolve(ctx, id, by_key, none, done).key -%}
+      {%- do out.update({id: key}) -%}
+      {%- if there != here -%}{%- do through.update({'defer': true}) -%}{%- endif -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- if out and ctx.is_prod -%}
+  {%- if out and ctx.is_prod and through.defer -%}
     {{ exceptions.raise_compiler_error("Model '" ~ node.name ~ "': with --defer, prod (target '" ~ ctx.env ~ "') would read " ~ (out.values() | join(', ')) ~ ", another environment's version of its parents, and build its own version from it. Nothing was written. Run prod without --defer, or with the parents selected.") }}
+  {%- elif out and ctx.is_prod -%}
+    {{ exceptions.raise_compiler_error("Model '" ~ node.name ~ "': prod's views of its parents show " ~ (out.values() | join(', ')) ~ ", not the versions of their code: they changed and have not run in prod (target '" ~ ctx.env ~ "') since, and a version built from old parents would be taken for the new one. Nothing was written. Run the model with its parents (-s +" ~ node.name ~ ").") }}
   {%- endif -%}
   {%- set missing = out.values() | reject('in', by_key) | list -%}
   {%- if missing -%}{%- do by_key.update(dbt_vulcan.vulcan_log_read(missing | unique | list)) -%}{%- endif -%}
