@@ -68,8 +68,10 @@ FORMAT_FREE = \
 # about 3 minutes a column) is left out of CI's lanes for their time; `make environments`
 # runs the whole folder in every column.
 ENVIRONMENTS_TEST = tests/functional/environments/test_environments.py
-# dbt's commands with the virtual layer (--defer, --empty, dbt retry, --full-refresh, dbt show):
-# the same Jinja in both modes; CI runs it in package mode
+# dbt's commands with the virtual layer (--defer, --empty, dbt retry, --full-refresh, dbt show),
+# a rebuild swapped in when complete: the same Jinja in both modes; CI runs it in package mode,
+# and the rebuild on Iceberg and type: databricks too (their replace, not parquet's drop and
+# create)
 ENVIRONMENTS_DBT_TEST = tests/functional/environments/test_environments_dbt.py
 environments: setup
 	$(PYTEST) tests/functional/environments -q --durations=$(DURATIONS) --profile parquet
@@ -152,7 +154,7 @@ ICEBERG_TESTS = $(KINDS)/test_time_range.py $(KINDS)/test_unique_key.py $(KINDS)
 	tests/functional/test_contracts.py tests/functional/test_state_log.py tests/functional/test_state_fold.py \
 	tests/functional/test_connection.py \
 	tests/functional/test_audits.py::TestAuditsTimeRange $(OFF_PATH_TESTS) $(KINDS)/test_table_configs.py \
-	$(ENVIRONMENTS_TEST)::TestEnvironments
+	$(ENVIRONMENTS_TEST)::TestEnvironments $(ENVIRONMENTS_DBT_TEST)::TestARebuildIsSwappedInWhenComplete
 functional-iceberg: setup
 	$(PYTEST) $(ICEBERG_TESTS) -q --durations=$(DURATIONS) --profile iceberg $(FORMAT_FREE) $(ICEBERG_DESELECT)
 
@@ -222,7 +224,8 @@ DATABRICKS_TESTS := \
 	tests/functional/test_operations.py::TestOperations::test_render_prints_each_batch_sql \
 	$(KINDS)/test_clustering.py::TestClusteredTimeRange $(KINDS)/test_clustering.py::TestConvertedDatabricksModel \
 	$(KINDS)/test_table_configs.py::TestTagsNeedUnityCatalog $(KINDS)/test_table_configs.py::TestQueryTagsAndComment \
-	$(KINDS)/test_comments.py $(CONVERTED_PROJECT) $(ENVIRONMENTS_TEST)::TestEnvironments
+	$(KINDS)/test_comments.py $(CONVERTED_PROJECT) $(ENVIRONMENTS_TEST)::TestEnvironments \
+	$(ENVIRONMENTS_DBT_TEST)::TestARebuildIsSwappedInWhenComplete
 DATABRICKS_PY := .venv-databricks/bin/python
 # the example project's builds on type: databricks (CI: two, the second incremental and with
 # the virtual layer from DATABRICKS_VIRTUAL_FROM: every table adopted, every model a view)

@@ -184,3 +184,15 @@ def resolve(
         return done[uid]
 
     return walk(unique_id)
+
+
+def current_table(shown: str | None, newest: Sequence[tuple[str, int]]) -> str:
+    """Which of a version's two tables is its table now: `newest`, each table's key and the
+    time of its newest log row (0 without one), its own table first. A run that only reads
+    prod's table takes the one prod's view shows (`shown`); a run that writes, the one whose
+    log is newer, its first on a tie: a rebuild writes the table no view shows, so the newer
+    log is the latest rebuild's."""
+    if shown is not None:
+        return shown
+    (first, first_at), (aside, aside_at) = newest
+    return aside if aside_at > first_at else first

@@ -166,3 +166,137 @@ class TestAModelRunWithoutItsChangedParent(EventsEnvironmentsProject):
         assert rollup(project, ci) == doubled
         run("run", "--target", "dev", vars=EXEC)
         assert rollup(project, dev) == doubled
+
+
+# the daily model a day at a time, failing on the day the var `fail_on` names
+BATCHED_DAILY = """{{ config(materialized='incremental_by_time_range',
+          meta={'time_column': 'event_date', 'start': '2025-01-01', 'cron': '@daily',
+                'batch_size': 1}) }}
+select cast(event_date as date) as event_date, sum(amount) as revenue
+from {{ ref('raw_events') }}
+where cast(event_date as date) between @start_ds and @end_ds
+  and (cast(event_date as date) != date'{{ var("fail_on", "1900-01-01") }}'
+       or raise_error('failed on purpose') is null)
+group by 1
+"""
+
+
+class TestARebuildIsSwappedInWhenComplete(EventsEnvironmentsProject):
+    """A `--full-refresh` in prod of a table views show: rebuilt in the version's other table,
+    the views swapped to it once it is complete; a rebuild stopped half-way leaves every view on
+    the old rows, whole, and the next run finishes it; the next rebuild goes back to the first
+    table; the janitor drops the one no view shows."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"daily.sql": BATCHED_DAILY}
+
+    def test_rebuild_beside_then_swap(self, project: Any, logs_dir: str) -> None:
+        prod, dev = project.test_schema, project.test_schema + "_dev"
+        physical = f"{prod}_physical"
+
+        def daily_rows(schema: str) -> list[tuple[Any, ...]]:
+            return rows(project, f"select event_date, revenue from {schema}.daily order by 1")
+
+        def tables() -> set[str]:
+            return {str(r[1]) for r in rows(project, f"show tables in {physical}") if not r[2]}
+
+        def processed(table: str) -> list[str]:
+            found = rows(
+                project,
+                f"select interval_start from {STATE} where row_type = 'processed' "
+                f"and relation = '{physical}.{table}' order by 1",
+            )
+            return [str(a)[:10] for (a,) in found]
+
+        def janitor() -> None:
+            args = '{"ttl": 0, "execution_time": "2099-01-01"}'
+            run_dbt(["run-operation", "vulcan_janitor", "--target", "prod", "--args", args])
+
+        run("seed", "--target", "prod")
+        run("seed", "--target", "dev")
+        run("run", "--target", "prod", vars=EXEC)
+        run("run", "--target", "dev", vars=EXEC)
+        before = daily_rows(prod)
+        assert len(before) == 10 and daily_rows(dev) == before
+        (first,) = tables()
+        aside = first + "_b"
+
+        # the source changes in prod (the seed's file, and so the version, unchanged): a day
+        # gone, another day's amounts a hundredfold
+        day = "cast(event_date as date)"
+        project.run_sql(
+            f"create table {prod}.raw_changed as select event_id, customer_id, event_date, "
+            f"case when {day} = date'2025-01-01' then amount * 100 else amount end as amount "
+            f"from {prod}.raw_events where {day} != date'2025-01-05'"
+        )
+        project.run_sql(
+            f"insert overwrite table {prod}.raw_events select * from {prod}.raw_changed"
+        )
+        project.run_sql(f"drop table {prod}.raw_changed")
+
+        # the rebuild fails on its 7th day: the views read the old rows, whole; the other table
+        # holds the first 6 days
+        run("run", "--target", "prod", "--full-refresh", vars={**EXEC, "fail_on": "2025-01-07"},
+            expect_pass=False)  # fmt: skip
+        assert daily_rows(prod) == before and daily_rows(dev) == before
+        assert tables() == {first, aside}
+        assert processed(aside) == [f"2025-01-0{d}" for d in range(1, 7)]
+        assert len(processed(first)) == 10
+
+        # the next run, without --full-refresh, finishes the rebuild there and swaps the views
+        run("run", "--target", "prod", vars=EXEC)
+        after = daily_rows(prod)
+        assert [str(d) for d, _ in after] == [f"2025-01-{d:02d}" for d in range(1, 11) if d != 5]
+        assert after[0][1] != before[0][1] and after[1:] == [
+            r for r in before[1:] if str(r[0]) != "2025-01-05"
+        ]
+        assert len(processed(aside)) == 10
+        # dev's view still shows the old table until dev runs: then prod's, with nothing written
+        assert daily_rows(dev) == before
+        run("run", "--target", "dev", vars=EXEC)
+        assert data_statements(logs_dir, "daily") == []
+        assert daily_rows(dev) == after
+
+        # the next rebuild goes back to the first table; the janitor keeps both while a view
+        # shows each, then drops the one no view shows
+        run("run", "--target", "prod", "--full-refresh", vars=EXEC)
+        # (the first table's log: its first build's 10 days, then the rebuild's 10)
+        assert len(processed(first)) == 20 and len(processed(aside)) == 10
+        assert daily_rows(prod) == after and len(set(processed(first))) == 10
+        janitor()
+        assert tables() == {first, aside}
+        run("run", "--target", "dev", vars=EXEC)
+        janitor()
+        assert tables() == {first}
+        assert daily_rows(prod) == after and daily_rows(dev) == after
+
+
+class TestAChildWaitsForWhatItsParentsViewShows(EventsEnvironmentsProject):
+    """Another target rebuilt the parent's version beside the table this target's view shows:
+    the child, run alone here, reads that view, so it waits for that table's days, never
+    records days it read nothing for."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"daily.sql": daily(1), "daily_rollup.sql": ROLLUP}
+
+    def test_waits_follow_the_view(self, project: Any) -> None:
+        dev = project.test_schema + "_dev"
+        for target in ("dev", "ci"):
+            run("seed", "--target", target)
+        # dev builds both versions for a 3-day window
+        run("run", "--target", "dev", vars={**EXEC, "vulcan_dev_start": "3 days"})
+        assert len(rollup(project, dev)) == 3
+        # CI rebuilds daily's version whole: beside the table dev's view shows
+        run("run", "--target", "ci", "-s", "daily", "--full-refresh", vars=EXEC)
+        # dev runs the rollup alone, without a window: its daily view shows 3 days
+        run("run", "--target", "dev", "-s", "daily_rollup", vars=EXEC)
+        assert len(rollup(project, dev)) == 3
+        # dev runs both: its daily view moves to the complete table, the rollup fills 7 days
+        run("run", "--target", "dev", vars=EXEC)
+        expected = rows(
+            project,
+            f"select event_date, revenue, revenue > 20 from {dev}.daily order by 1",
+        )
+        assert len(expected) == 10 and rollup(project, dev) == expected

@@ -15,13 +15,17 @@ What it does
       parent (which may show another version than the parent's code: then prod refuses and
       another target builds the child into a table of its own from what the view shows, its
       days waiting for the parent's);
+      A run may be a `--full-refresh`: a version's table some view shows is rebuilt in its
+      second table, and the views of the run's target swapped to it (the other targets' views
+      stay on the old one until they run); a table no view shows is rebuilt where it is;
     - `add_rows`: rows added to the source: a version built later sees them, one built
       before keeps what it computed (a table is never recomputed by a view swap);
     - `janitor`: `vulcan_janitor` with a TTL of 0 at a far execution time: every version no
       environment points at is dropped (a later run of it builds it again from the source);
     - `drop_environment`: dev or ci dropped: its views and pointers gone.
 
-    The expected world: a table per version with the days it processed and their values; a run
+    The expected world: a table per version (two once rebuilt beside it, the one with the
+    newer log written by the next run) with the days it processed and their values; a run
     in prod builds or completes the version of its code; another environment on prod's version
     writes nothing and points at it; on another version it builds or completes it (from the
     window's start with a window); each environment's views point at the versions of its last
@@ -83,9 +87,17 @@ class EnvironmentsMachine(RuleBasedStateMachine):
         super().__init__()
         self.n = 0
         self.source: list[tuple[int, int]] = []  # (day, amount)
-        # version key -> {'days': processed days, 'rows': {day: value}}
+        # (version key, which of its two tables) -> {'days': processed days, 'rows': {day:
+        # value}, 'at': the step of its newest log row, 0 without one}
         self.tables: dict[tuple[Any, ...], dict[str, Any]] = {}
+        # env -> model -> (version key, table)
         self.pointers: dict[str, dict[str, tuple[Any, ...]]] = {env: {} for env in ENVS}
+        self.clock = 0
+
+    def _current(self, key: tuple[Any, ...]) -> int:
+        """Which of a version's two tables a run writes: the one with the newer log."""
+        at = [self.tables[(key, t)]["at"] if (key, t) in self.tables else 0 for t in (0, 1)]
+        return 1 if at[1] > at[0] else 0
 
     # ---------------------------------------------------------------- set-up
 
@@ -121,20 +133,26 @@ class EnvironmentsMachine(RuleBasedStateMachine):
         g=st.sampled_from([0, 10]),
         windowed=st.booleans(),
         alone=st.booleans(),
+        full_refresh=st.sampled_from([False, False, True]),
     )
-    def run(self, env: str, f: int, g: int, windowed: bool, alone: bool) -> None:
+    def run(
+        self, env: str, f: int, g: int, windowed: bool, alone: bool, full_refresh: bool
+    ) -> None:
+        self.clock += 1
         windowed = windowed and env != "prod"
         shown = self.pointers[env].get("daily")
         # the child alone reads its parent's view of this target: once there is one
         alone = alone and shown is not None
         # ... which may show another version than the parent's code
-        stale = alone and shown != ("daily", f)
+        stale = alone and shown is not None and shown[0] != ("daily", f)
         self._write(f, g)
         vars: dict[str, Any] = {"vulcan_execution_time": EXEC}
         if windowed:
             vars["vulcan_dev_start"] = f"{WINDOW} days"
         selected = [f"e{self.n}_top"] if alone else [f"e{self.n}_daily", f"e{self.n}_top"]
         command = ["run", "--target", env, "-s", *selected, "--vars", json.dumps(vars)]
+        if full_refresh:
+            command.append("--full-refresh")
         if stale and env == "prod":
             # prod never builds a version from an old parent: refused, nothing written
             results = run_dbt(command, expect_pass=False)
@@ -145,24 +163,34 @@ class EnvironmentsMachine(RuleBasedStateMachine):
         start = DAYS - WINDOW if windowed else 0
         steps = [("daily", ("daily", f)), ("top", ("top", f, g))]
         for model, key in steps[1:] if alone else steps:
-            if env != "prod" and self.pointers["prod"].get(model) == key:
-                self.pointers[env][model] = key  # prod's version: read only
+            prods = self.pointers["prod"].get(model)
+            if env != "prod" and prods is not None and prods[0] == key:
+                self.pointers[env][model] = prods  # prod's version: read only
                 continue
             if model == "top" and stale:
                 key = ("top", f, g, env)  # rows of an old parent: a table of this target's own
-            table = self.tables.setdefault(key, {"days": set(), "rows": {}})
+            slot = self._current(key)
+            if full_refresh and (key, slot) in self.tables:
+                # a rebuild: beside the table when a view shows it, swapped in at the end
+                if any(p.get(model) == (key, slot) for p in self.pointers.values()):
+                    slot = 1 - slot
+                old = self.tables.get((key, slot))
+                reset = self.clock if old is not None and old["at"] else 0
+                self.tables[(key, slot)] = {"days": set(), "rows": {}, "at": reset}
+            table = self.tables.setdefault((key, slot), {"days": set(), "rows": {}, "at": 0})
             parent = self.tables[self.pointers[env]["daily"]] if model == "top" else None
             for d in range(start, DAYS):
                 if d in table["days"] or (parent is not None and d not in parent["days"]):
                     continue  # processed, or waiting for its parent's day
                 table["days"].add(d)
+                table["at"] = self.clock
                 if parent is None:
                     amounts = [a for day, a in self.source if day == d]
                     if amounts:
                         table["rows"][d] = sum(amounts) * f
                 elif d in parent["rows"]:
                     table["rows"][d] = parent["rows"][d] + g
-            self.pointers[env][model] = key
+            self.pointers[env][model] = (key, slot)
 
     @rule(
         items=st.lists(

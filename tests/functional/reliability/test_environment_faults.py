@@ -126,3 +126,35 @@ class TestEnvironmentFaults(EventsEnvironmentsProject):
         assert physical_days(project, prod)[table] == WHOLE
         # prod still reads its own version
         assert revenue(project, prod) == {d: 3 * r for d, r in base.items()}
+
+    def test_a_rebuild_killed_half_way_leaves_the_views_on_the_old_rows(self, project: Any) -> None:
+        prod, dev = project.test_schema, project.test_schema + "_dev"
+        write_file(batched(3), project.project_root, "models", "daily.sql")  # prod's code
+        old, theirs = revenue(project, prod), revenue(project, dev)
+        assert len(old) == 10
+        # prod's source changes (its seed's file, and so the version, unchanged): ten times
+        project.run_sql(
+            f"create table {prod}.raw_tenfold as select event_id, customer_id, event_date, "
+            f"amount * 10 as amount from {prod}.raw_events"
+        )
+        project.run_sql(
+            f"insert overwrite table {prod}.raw_events select * from {prod}.raw_tenfold"
+        )
+        project.run_sql(f"drop table {prod}.raw_tenfold")
+        # killed once the rebuild's second batch (of four) is recorded, beside prod's table
+        second = re.compile(r"\[2/4\] \S+_physical\.daily__\w+_b \[insert")
+        cmd = dbt_command(project, "run", "--target", "prod", "--full-refresh", vars=EXEC)
+        delay = random.Random(SEED).uniform(0, 0.3)
+        out = run_and_kill(cmd, str(project.project_root), second.search, delay, timeout=300)
+        assert out.killed, "the rebuild ended before the kill"
+        # the views read the old rows, whole; the table beside holds what was rebuilt
+        assert revenue(project, prod) == old and revenue(project, dev) == theirs
+        assert not self.pointed(project, prod).endswith("_b")
+        # the next run, without --full-refresh, finishes the rebuild there and swaps
+        run("run", "--target", "prod", vars=EXEC)
+        assert revenue(project, prod) == {d: 10 * r for d, r in old.items()}
+        assert self.pointed(project, prod).endswith("_b")
+        assert (
+            physical_days(project, prod)[f"{prod}_physical.{self.pointed(project, prod)}"] == WHOLE
+        )
+        assert revenue(project, dev) == theirs

@@ -285,6 +285,15 @@ def test_physical_names_and_schema() -> None:
         == "phys.daily_sales__abc__pr_42"
     )
     assert h.call("vulcan_pointer_key", node) == "phys.daily_sales"
+    # the table beside each, where a rebuild of a table some view shows is written
+    assert (
+        str(h.call("vulcan_physical_relation", node, "abc", aside=True))
+        == "phys.daily_sales__abc_b"
+    )
+    assert (
+        str(h.call("vulcan_physical_relation", node, "abc", "PR-42", True))
+        == "phys.daily_sales__abc_b__pr_42"
+    )
     import pytest
 
     from tests.support.macro_harness import CompilerError
@@ -411,3 +420,44 @@ def test_a_view_of_this_environment_on_an_old_version_of_a_parent_is_read_as_suc
         ctx["deferred"] = {"for": ["model.p.rollup"]}
         chosen = h.call("vulcan_virtual_resolve", ctx, "model.p.rollup", by_key)
         assert chosen["own"] and chosen["key"].endswith("__dev")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    prod_on=st.sampled_from(["first", "aside", "other", None]),
+    first_at=st.sampled_from([0, 5, 9]),
+    aside_at=st.sampled_from([0, 5, 9]),
+    target=st.sampled_from(["prod", "dev"]),
+)
+def test_the_table_of_a_version_is_the_oracles(
+    prod_on: str | None, first_at: int, aside_at: int, target: str
+) -> None:
+    """A version's two tables: a run reading prod's version takes the one prod's view shows;
+    a run writing takes the one whose log is newer (a rebuild's, finished or not)."""
+    from datetime import datetime
+
+    daily = model("daily", ["seed.p.raw"])
+    graph = {SEED["unique_id"]: SEED, "model.p.daily": daily}
+    h = harness(graph, target)
+    version = h.call("vulcan_node_version", daily)
+    first, aside = (
+        h.call("vulcan_relation_key", h.call("vulcan_physical_relation", daily, version, aside=a))
+        for a in (False, True)
+    )
+    pointer = h.call("vulcan_pointer_key", daily)
+    shown = {"first": first, "aside": aside, "other": "vulcan_physical.daily__0123456789"}
+    by_key: dict[str, list[dict[str, Any]]] = {pointer: []}
+    if prod_on is not None:
+        by_key[pointer] = [_pointer(pointer, "prod", shown[prod_on], version)]
+    for key, at in ((first, first_at), (aside, aside_at)):
+        if at:
+            by_key[key] = [{"relation": key, "row_type": "processed", "details": "", "at": at}]
+    ctx = h.call("vulcan_virtual_context", daily, datetime(2025, 1, 11))
+    got = h.call("vulcan_virtual_resolve", ctx, "model.p.daily", by_key)
+    reuse = target != "prod" and prod_on in ("first", "aside")
+    assert got["reuse"] == reuse
+    want = oracle.current_table(
+        shown[prod_on] if reuse and prod_on else None, [(first, first_at), (aside, aside_at)]
+    )
+    assert got["key"] == want
+    assert {got["key"], got["aside_key"]} == {first, aside}

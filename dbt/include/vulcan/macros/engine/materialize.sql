@@ -47,6 +47,10 @@
   {%- if not steps.get('adopt_after_check') -%}
     {%- set plan = dbt_vulcan.vulcan_adopt_existing(cfg, begin, plan, run) -%}
   {%- endif -%}
+  {#- a rebuild of a table some environment's view shows: written beside it, swapped in when
+      complete (environments/rebuild.sql) -#}
+  {%- set plan = dbt_vulcan.vulcan_virtual_rebuild_aside(begin, plan) -%}
+  {%- set target_relation = begin.target_relation -%}
   {#- an enforced contract checked against the query (dbt's contract error), before anything
       is touched; the table is then created with the contract's columns (engine/contract.sql) -#}
   {%- set schema_sql = dbt_vulcan.vulcan_contract_query(dbt_vulcan.vulcan_model_query(kind, cfg, plan)) -%}

@@ -18,8 +18,9 @@
     tests/oracle/environments.py (resolve) is the Python reference. -#}
 
 {#- {env, prod, is_prod, execution_time, window: the dev window's start or none, nodes: {unique_id: {node,
-     version, shared, own, pointer_key, parents: [unique_id]}} for the model and its dbt-vulcan
-     ancestors, keys: the log keys the run reads} -#}
+     version, shared, own (each the pair of tables, vulcan_physical_relation), pointer_key,
+     parents: [unique_id]}} for the model and its dbt-vulcan ancestors, keys: the log keys the
+     run reads} -#}
 {% macro vulcan_virtual_context(node, execution_time) %}
   {%- set env, prod = dbt_vulcan.vulcan_environment(), dbt_vulcan.vulcan_prod_environment() -%}
   {%- set ctx = {'env': env, 'prod': prod, 'is_prod': env == prod, 'nodes': {}, 'keys': []} -%}
@@ -30,14 +31,16 @@
     {%- set version = dbt_vulcan.vulcan_node_version(current, memo) -%}
     {%- set info = {
       'node': current, 'version': version,
-      'shared': dbt_vulcan.vulcan_physical_relation(current, version),
-      'own': dbt_vulcan.vulcan_physical_relation(current, version, env),
+      'shared': [dbt_vulcan.vulcan_physical_relation(current, version), dbt_vulcan.vulcan_physical_relation(current, version, aside=true)],
+      'own': [dbt_vulcan.vulcan_physical_relation(current, version, env), dbt_vulcan.vulcan_physical_relation(current, version, env, true)],
       'pointer_key': dbt_vulcan.vulcan_pointer_key(current),
       'parents': [],
     } -%}
     {%- do ctx.nodes.update({current.unique_id: info}) -%}
-    {%- do ctx['keys'].extend([info.pointer_key, dbt_vulcan.vulcan_relation_key(info.shared)]) -%}
-    {%- if not ctx.is_prod -%}{%- do ctx['keys'].append(dbt_vulcan.vulcan_relation_key(info.own)) -%}{%- endif -%}
+    {%- do ctx['keys'].append(info.pointer_key) -%}
+    {%- for relation in info.shared + ([] if ctx.is_prod else info.own) -%}
+      {%- do ctx['keys'].append(dbt_vulcan.vulcan_relation_key(relation)) -%}
+    {%- endfor -%}
     {%- for parent in dbt_vulcan.vulcan_virtual_parents(current) -%}
       {%- do info.parents.append(parent.unique_id) -%}
       {%- do todo.append(parent) -%}
@@ -78,15 +81,16 @@
   {%- if unique_id in done -%}{{ return(done[unique_id]) }}{%- endif -%}
   {%- set info = ctx.nodes[unique_id] -%}
   {%- set pointers = dbt_vulcan.vulcan_pointers(by_key.get(info.pointer_key, [])) -%}
-  {%- set shared_key = dbt_vulcan.vulcan_relation_key(info.shared) -%}
-  {%- set prod_uses = (pointers.get(ctx.prod) or {}).get('physical') == shared_key -%}
+  {%- set shared_keys = [dbt_vulcan.vulcan_relation_key(info.shared[0]), dbt_vulcan.vulcan_relation_key(info.shared[1])] -%}
+  {%- set prod_key = (pointers.get(ctx.prod) or {}).get('physical') -%}
+  {%- set prod_uses = prod_key in shared_keys -%}
   {%- set own = false -%}
   {%- if not ctx.is_prod -%}
     {%- set config = dbt_vulcan.vulcan_node_config(info.node) -%}
     {%- if prod_uses -%}
       {#- a forward_only change previewed: prod's table has not run this SQL -#}
       {%- if fingerprint is not none and config.get('forward_only') -%}
-        {%- set latest = dbt_vulcan.vulcan_log_summary(by_key.get(shared_key, [])).latest -%}
+        {%- set latest = dbt_vulcan.vulcan_log_summary(by_key.get(prod_key, [])).latest -%}
         {%- set own = latest is not none and latest.fingerprint != fingerprint -%}
       {%- endif -%}
     {%- elif unique_id in (ctx.get('deferred') or {}).get('for', []) -%}
@@ -105,15 +109,34 @@
       {%- set own = st.own -%}
     {%- endif -%}
   {%- endif -%}
-  {%- set relation = info.own if own else info.shared -%}
+  {%- set reuse = prod_uses and not own and not ctx.is_prod -%}
+  {%- set pair = info.own if own else info.shared -%}
+  {%- set keys = [dbt_vulcan.vulcan_relation_key(pair[0]), dbt_vulcan.vulcan_relation_key(pair[1])] -%}
+  {%- set i = dbt_vulcan.vulcan_current_table(keys, prod_key if reuse else none, by_key) -%}
   {%- set resolved = {
-    'relation': relation, 'key': dbt_vulcan.vulcan_relation_key(relation), 'version': info.version,
-    'own': own, 'reuse': prod_uses and not own and not ctx.is_prod, 'pointers': pointers,
+    'relation': pair[i], 'key': keys[i], 'aside': pair[1 - i], 'aside_key': keys[1 - i], 'table_keys': keys,
+    'version': info.version, 'own': own, 'reuse': reuse, 'pointers': pointers,
     'pointer': (pointers.get(ctx.env) or {}).get('physical'), 'env': ctx.env,
     'pointer_key': info.pointer_key,
   } -%}
   {%- do done.update({unique_id: resolved}) -%}
   {{ return(resolved) }}
+{% endmacro %}
+
+{#- Which of a version's two tables (`keys`: its table and the one beside it,
+    vulcan_physical_relation) is its table now, as an index: the one prod's view shows to a run
+    that only reads it (`shown`), else the one whose log has the newest row. A rebuild of a table
+    some view shows is written beside it (environments/rebuild.sql), so the newest log is the
+    latest rebuild's: complete, and shown once its run swapped the views, or stopped half-way,
+    and finished by the next run before any view is swapped; the other table stays as it was
+    until the janitor drops it. -#}
+{% macro vulcan_current_table(keys, shown, by_key) %}
+  {%- if shown is not none -%}{{ return(keys.index(shown)) }}{%- endif -%}
+  {%- set newest = [] -%}
+  {%- for key in keys -%}
+    {%- do newest.append(by_key.get(key, []) | map(attribute='at') | max if by_key.get(key) else 0) -%}
+  {%- endfor -%}
+  {{ return(1 if newest[1] > newest[0] else 0) }}
 {% endmacro %}
 
 {#- Whether a model's SQL reads its own table (`{{ this }}`). -#}
@@ -149,7 +172,7 @@
     {%- else -%}
       {%- set key = (pointers.get(ctx.env) or {}).get('physical') -%}
     {%- endif -%}
-    {%- if key is not none and key != dbt_vulcan.vulcan_virtual_resolve(ctx, id, by_key, none, done).key -%}
+    {%- if key is not none and key not in dbt_vulcan.vulcan_virtual_resolve(ctx, id, by_key, none, done)['table_keys'] -%}
       {%- do out.update({id: key}) -%}
       {%- if there != here -%}{%- do through.update({'defer': true}) -%}{%- endif -%}
     {%- endif -%}

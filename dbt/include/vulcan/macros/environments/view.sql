@@ -3,10 +3,11 @@
     pointer recorded in the state log. -#}
 
 {#- The physical table as an existing relation, or none. A version with rows in the log has
-    its table (the janitor drops both together); one without is looked up by name, once, in a
+    its table (the janitor drops both together), unless its newest row is a rebuild's reset (a
+    run stopped between dropping and creating it); any other is looked up by name, once, in a
     schema created when missing (a first build of the version). -#}
 {% macro vulcan_physical_existing(relation, rows) %}
-  {%- if rows -%}{{ return(relation) }}{%- endif -%}
+  {%- if rows and not (rows[-1].row_type == 'removed' and dbt_vulcan.vulcan_log_details(rows[-1]).get('reset')) -%}{{ return(relation) }}{%- endif -%}
   {% do adapter.create_schema(api.Relation.create(database=relation.database, schema=relation.schema)) %}
   {%- set found = [] -%}
   {#- (SHOW TABLES lists the session's temporary views too, whatever the schema) -#}

@@ -74,9 +74,12 @@
 {% endmacro %}
 
 {#- A physical table of a model: `<schema>.<base>__<version>`, shared by every environment, or
-    `<schema>.<base>__<version>__<environment>`, one environment's own (`env` given). -#}
-{% macro vulcan_physical_relation(node, version, env=none) %}
-  {%- set identifier = dbt_vulcan.vulcan_physical_base(node) ~ '__' ~ version -%}
+    `<schema>.<base>__<version>__<environment>`, one environment's own (`env` given). Each has a
+    second table, `_b` after the version (`aside`): a rebuild of a table some view shows is
+    built there and swapped in when complete, and the next such rebuild goes back to the first
+    (environments/rebuild.sql). -#}
+{% macro vulcan_physical_relation(node, version, env=none, aside=false) %}
+  {%- set identifier = dbt_vulcan.vulcan_physical_base(node) ~ '__' ~ version ~ ('_b' if aside else '') -%}
   {%- if env -%}{%- set identifier = identifier ~ '__' ~ modules.re.sub('[^a-z0-9_]', '_', env | string | lower) -%}{%- endif -%}
   {{ return(api.Relation.create(schema=dbt_vulcan.vulcan_physical_schema(), identifier=identifier, type='table')) }}
 {% endmacro %}

@@ -42,7 +42,7 @@
   {#- (SHOW TABLES lists the session's temporary views too: left out) -#}
   {%- for row in run_query('show tables in ' ~ schema).rows if not row[2] -%}
     {%- set name = row[1] | string | lower -%}
-    {%- if modules.re.fullmatch('.+__[0-9a-f]{10}(__[a-z0-9_]+)?', name) and '__vulcan_' not in name -%}
+    {%- if modules.re.fullmatch('.+__[0-9a-f]{10}(_b)?(__[a-z0-9_]+)?', name) and '__vulcan_' not in name -%}
       {%- do tables.append(name) -%}
     {%- endif -%}
   {%- endfor -%}

@@ -66,8 +66,16 @@
   {%- set deferred = dbt_vulcan.vulcan_virtual_deferred(ctx, node, by_key, done) -%}
   {%- if deferred -%}{%- do ctx.update({'deferred': {'for': [node.unique_id], 'parents': deferred}}) -%}{%- endif -%}
   {%- set resolved = dbt_vulcan.vulcan_virtual_resolve(ctx, node.unique_id, by_key, none, done) -%}
+  {#- the upstream waits read the intervals of what the model reads: the table its parent's
+      view shows in this environment (of the parent's version, it may be the one beside the
+      version's table now: another environment rebuilt it since), else the parent's table -#}
   {%- for parent in parents if parent.unique_id in ctx.nodes -%}
-    {%- set chosen = deferred.get(parent.unique_id) or dbt_vulcan.vulcan_virtual_resolve(ctx, parent.unique_id, by_key, none, done).key -%}
+    {%- set chosen = deferred.get(parent.unique_id) -%}
+    {%- if chosen is none -%}
+      {%- set theirs = dbt_vulcan.vulcan_virtual_resolve(ctx, parent.unique_id, by_key, none, done) -%}
+      {%- set shown = (theirs.pointers.get(ctx.env) or {}).get('physical') -%}
+      {%- set chosen = shown if shown in theirs.table_keys else theirs.key -%}
+    {%- endif -%}
     {%- do by_key.update({dbt_vulcan.vulcan_node_state_key(parent): by_key.get(chosen, [])}) -%}
   {%- endfor -%}
   {{ return({'ctx': ctx, 'resolved': resolved, 'by_key': by_key}) }}
