@@ -2,8 +2,9 @@
     decided from the run's one read of the state log.
 
     The read holds, for the model and every dbt-vulcan model above it: its pointer rows (which
-    physical table each environment's view points at), its shared version table's rows and, in
-    a non-prod environment, its environment-only table's rows. The choice, per model:
+    physical table each environment's view points at), the rows of its version's shared tables
+    and, in a non-prod environment, of its environment-only tables (each a table and the one
+    beside it, where a rebuild goes: vulcan_current_table). The choice, per model:
     - prod: the version's shared table (built, or completed, by this run);
     - another environment whose version prod's view points at: that table, read only: the run
       writes nothing into it (`reuse`), its view points there;
@@ -15,7 +16,7 @@
       table is its own run history, always does;
     - a `forward_only` model keeps its version; another environment whose changed SQL prod's
       table has not run yet previews it in a table of its own.
-    tests/oracle/environments.py (resolve) is the Python reference. -#}
+    tests/oracle/environments.py (resolve, current_table) is the Python reference. -#}
 
 {#- {env, prod, is_prod, execution_time, window: the dev window's start or none, nodes: {unique_id: {node,
      version, shared, own (each the pair of tables, vulcan_physical_relation), pointer_key,
