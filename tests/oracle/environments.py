@@ -15,6 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import sqlglot
+import sqlglot.errors
+from sqlglot import expressions as exp
+
 KINDS = (
     "incremental_by_time_range",
     "incremental_by_unique_key",
@@ -96,11 +100,39 @@ def identity_hash(node: Mapping[str, Any]) -> str:
     return _md5(json.dumps(identity(node)[0]))[:10]
 
 
-def version(unique_id: str, graph: Mapping[str, Mapping[str, Any]]) -> str:
-    """The version of node `unique_id` of `graph` ({unique_id: node}, sources too)."""
-    memo: dict[str, str] = {}
+@dataclass(frozen=True)
+class Shown:
+    """What prod's view of a model shows, as its pointer row records it."""
 
-    def walk(uid: str) -> str:
+    version: str
+    lineage: str
+    shape: str  # the hash of the row-shaping keys
+    parents: str  # the hash of the parents' lineages
+    sql: str  # the version's SQL as written
+
+
+@dataclass(frozen=True)
+class Versioned:
+    version: str
+    lineage: str  # what the children hash for it
+    shape: str
+    parents: str
+
+
+def versions(
+    graph: Mapping[str, Mapping[str, Any]],
+    prod: Mapping[str, Shown] | None = None,
+    recorded: Mapping[tuple[str, str], str] | None = None,
+) -> dict[str, Versioned]:
+    """Every node's version and lineage: `prod`, what prod's view shows of each model;
+    `recorded`, the lineage a pointer row recorded for (model, version). A version's lineage is
+    the one recorded for it, else prod's version's lineage when the change from it is
+    non-breaking (the same keys and parents, only columns added: is_non_breaking), else the
+    version itself."""
+    prod, recorded = prod or {}, recorded or {}
+    memo: dict[str, Versioned] = {}
+
+    def walk(uid: str) -> Versioned:
         if uid in memo:
             return memo[uid]
         node = graph[uid]
@@ -108,11 +140,87 @@ def version(unique_id: str, graph: Mapping[str, Mapping[str, Any]]) -> str:
         parents: list[str] = []
         if not forward_only:
             for pid in sorted(set((node.get("depends_on") or {}).get("nodes") or [])):
-                parents.append(walk(pid) if pid in graph else pid)
-        memo[uid] = _md5(json.dumps([parts, parents]))[:10]
+                parents.append(walk(pid).lineage if pid in graph else pid)
+        v = _md5(json.dumps([parts, parents]))[:10]
+        shape, parents_hash = _md5(json.dumps(parts[:2]))[:10], _md5(json.dumps(parents))[:10]
+        lineage = v
+        shown = prod.get(uid)
+        if not is_virtual(node) or forward_only:
+            pass
+        elif (uid, v) in recorded:
+            lineage = recorded[(uid, v)]
+        elif (
+            shown is not None
+            and shown.version != v
+            and (shown.shape, shown.parents) == (shape, parents_hash)
+            and is_non_breaking(shown.sql, str(node.get("raw_code") or ""))
+        ):
+            lineage = shown.lineage
+        memo[uid] = Versioned(v, lineage, shape, parents_hash)
         return memo[uid]
 
-    return walk(unique_id)
+    for uid in graph:
+        walk(uid)
+    return memo
+
+
+def version(unique_id: str, graph: Mapping[str, Mapping[str, Any]]) -> str:
+    """The version of node `unique_id` of `graph` ({unique_id: node}, sources too), with no
+    state (every lineage its version)."""
+    return versions(graph)[unique_id].version
+
+
+_GENERATORS = (
+    exp.Explode,
+    exp.ExplodeOuter,
+    exp.Posexplode,
+    exp.PosexplodeOuter,
+    exp.Inline,
+    exp.Stack,
+)
+_GENERATOR_NAMES = {"json_tuple", "inline_outer"}
+
+
+def is_non_breaking(old: str, new: str) -> bool:
+    """Whether `new` only adds columns to the outermost SELECT of `old`, read by sqlglot (Spark):
+    both plain SELECTs (no set operation, no DISTINCT), the same query once the select lists
+    are taken out, the old columns in order among the new, and no new column a star, a
+    generator, or (in a query without GROUP BY) an aggregate outside a window."""
+    try:
+        a, b = sqlglot.parse_one(old, read="spark"), sqlglot.parse_one(new, read="spark")
+    except sqlglot.errors.ParseError:
+        return False
+    if not (isinstance(a, exp.Select) and isinstance(b, exp.Select)):
+        return False
+    if a.args.get("distinct") or b.args.get("distinct"):
+        return False
+    olds = [e.sql("spark", comments=False) for e in a.expressions]
+    added, i = [], 0
+    for e in b.expressions:
+        if i < len(olds) and e.sql("spark", comments=False) == olds[i]:
+            i += 1
+        else:
+            added.append(e)
+    if i != len(olds):
+        return False
+    bodies = []
+    for query in (a, b):
+        body = query.copy()
+        body.set("expressions", [exp.column("_columns")])
+        bodies.append(body.sql("spark", comments=False))
+    if bodies[0] != bodies[1]:
+        return False
+    grouped = b.args.get("group") is not None
+    for e in added:
+        if e.is_star or e.find(*_GENERATORS):
+            return False
+        if any(f.name.lower() in _GENERATOR_NAMES for f in e.find_all(exp.Anonymous)):
+            return False
+        if not grouped and any(
+            agg.find_ancestor(exp.Window) is None for agg in e.find_all(exp.AggFunc)
+        ):
+            return False
+    return True
 
 
 @dataclass(frozen=True)

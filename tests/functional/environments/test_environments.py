@@ -71,6 +71,12 @@ def op(
     return str(capsys.readouterr().out)
 
 
+def differences(out: str, other: str = "prod") -> list[str]:
+    """The lines under the heading of vulcan_plan's differences from environment `other`."""
+    head = out[out.index(f"Differences from the `{other}` environment") :]
+    return head[: head.index("\n\n")].splitlines()[1:]
+
+
 def rollup(project: Any, schema: str) -> list[tuple[Any, ...]]:
     return rows(project, f"select event_date, revenue, big from {schema}.daily_rollup order by 1")
 
@@ -201,9 +207,7 @@ class TestEnvironments(EventsEnvironmentsProject):
             write_file(CUSTOMERS, project.project_root, "models", "customers.sql")
             (Path(project.project_root) / "models" / "extra.sql").unlink()
             write_file(daily(1), project.project_root, "models", "daily.sql")
-        head = out[out.index("Differences from the `prod` environment") :]
-        head = head[: head.index("\n\n")]
-        assert head.splitlines()[1:] == [
+        assert differences(out) == [
             "Models:",
             "├── Added:",
             "│   └── extra",
@@ -213,14 +217,13 @@ class TestEnvironments(EventsEnvironmentsProject):
             "│   └── daily_rollup",
             "└── Removed:",
             "    └── customers",
-        ], head
+        ], out
         # prod compared with itself shows no differences; dev (the first code again) against
         # CI (on the changed versions) with compare_to
         out = op(capsys, "prod", "vulcan_plan", execution_time="2025-01-11 01:00:00")
         assert "Differences from" not in out
         out = op(capsys, "dev", "vulcan_plan", execution_time="2025-01-11", compare_to="ci")
-        head = out[out.index("Differences from the `ci` environment") :]
-        assert head[: head.index("\n\n")].splitlines()[1:] == [
+        assert differences(out, "ci") == [
             "Models:",
             "├── Directly Modified:",
             "│   └── daily",

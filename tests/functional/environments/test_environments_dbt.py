@@ -18,6 +18,8 @@ from tests.functional.environments.test_environments import (
     EventsEnvironmentsProject,
     daily,
     data_statements,
+    differences,
+    op,
     rollup,
 )
 from tests.support.functional import STATE, rows, run
@@ -300,3 +302,82 @@ class TestAChildWaitsForWhatItsParentsViewShows(EventsEnvironmentsProject):
             f"select event_date, revenue, revenue > 20 from {dev}.daily order by 1",
         )
         assert len(expected) == 10 and rollup(project, dev) == expected
+
+
+class TestANonBreakingChangeKeepsTheChildren(EventsEnvironmentsProject):
+    """A change that only adds a column to a model's outermost SELECT is non-breaking: the model
+    gets a new version, built (in dev, for its window), and the models below keep their
+    versions and tables: dev's rollup reads prod's, the deploy rebuilds the model only, the
+    rollback is a view swap. A breaking change moves the children again."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"daily.sql": daily(1), "daily_rollup.sql": ROLLUP}
+
+    def test_children_keep_their_versions(self, project: Any, logs_dir: str, capsys: Any) -> None:
+        prod, dev = project.test_schema, project.test_schema + "_dev"
+        physical = f"{prod}_physical"
+        root = Path(project.project_root)
+
+        def tables() -> set[str]:
+            return {str(r[1]) for r in rows(project, f"show tables in {physical}") if not r[2]}
+
+        for target in ("prod", "dev"):
+            run("seed", "--target", target)
+        run("run", "--target", "prod", vars=EXEC)
+        before, first = rollup(project, prod), tables()
+        assert len(before) == 10 and len(first) == 2
+
+        # dev adds a column to daily: the plan marks it non-breaking, the rollup is not listed
+        wide = daily(1).replace(" as revenue\n", " as revenue, count(*) as events\n")
+        assert wide != daily(1)
+        write_file(wide, root, "models", "daily.sql")
+        out = op(capsys, "dev", "vulcan_plan", execution_time="2025-01-11 01:00:00")
+        assert differences(out) == [
+            "Models:",
+            "└── Directly Modified:",
+            "    └── daily (non-breaking)",
+        ], out
+        # dev builds daily's new version for its window; the rollup reads prod's table
+        run("run", "--target", "dev", vars={**EXEC, "vulcan_dev_start": "3 days"})
+        assert data_statements(logs_dir, "daily")
+        assert data_statements(logs_dir, "daily_rollup") == []
+        assert len(tables() - first) == 1
+        assert rollup(project, dev) == before
+        events = rows(project, f"select event_date, events from {dev}.daily order by 1")
+        assert [(str(d), n) for d, n in events] == [
+            ("2025-01-08", 2),
+            ("2025-01-09", 2),
+            ("2025-01-10", 2),
+        ]
+
+        # prod may run the rollup alone: daily's view there shows the version of its lineage
+        run("run", "--target", "prod", "-s", "daily_rollup", vars=EXEC)
+        assert data_statements(logs_dir, "daily_rollup") == []
+
+        # the deploy completes daily's new version; the rollup issues no data statement
+        run("run", "--target", "prod", vars=EXEC)
+        assert data_statements(logs_dir, "daily")
+        assert data_statements(logs_dir, "daily_rollup") == []
+        assert rows(project, f"select count(*), sum(events) from {prod}.daily") == [(10, 20)]
+        assert rollup(project, prod) == before and len(tables() - first) == 1
+
+        # the rollback: two view swaps, no data statement
+        write_file(daily(1), root, "models", "daily.sql")
+        run("run", "--target", "prod", vars=EXEC)
+        assert data_statements(logs_dir, "daily") == []
+        assert data_statements(logs_dir, "daily_rollup") == []
+        columns = [str(r[0]) for r in rows(project, f"describe {prod}.daily")]
+        assert "events" not in columns and rollup(project, prod) == before
+
+        # a breaking change (a column's values) moves the rollup too
+        write_file(daily(2), root, "models", "daily.sql")
+        out = op(capsys, "dev", "vulcan_plan", execution_time="2025-01-11 01:00:00")
+        assert differences(out) == [
+            "Models:",
+            "├── Directly Modified:",
+            "│   └── daily",
+            "└── Indirectly Modified:",
+            "    └── daily_rollup",
+        ], out
+        write_file(daily(1), root, "models", "daily.sql")

@@ -5,9 +5,11 @@ environment's views with the expected world.
 
 What it does
     Each example has its own models (`e<N>_daily`, `e<N>_top`) over a source table it writes
-    (day, amount). A model's code has two variants each (daily: the day's total times 1 or 2;
-    top: daily's value plus 0 or 10), so a version is (daily's variant) for daily and (both
-    variants) for top. Steps:
+    (day, amount). A model's code has variants (daily: the day's total times 1 or 2, or times 1
+    with a column added, a non-breaking change of the first; top: daily's value plus 0 or 10),
+    so a version is (daily's variant) for daily and (daily's lineage, top's variant) for top:
+    daily's lineage is its variant, but the third's is the first's when it was first recorded
+    (a view moved to it) while prod showed the first. Steps:
 
     - `run`: `dbt run` in prod, dev or ci with a drawn variant of each model (a change, or the
       old code again: a rollback), in dev and ci with or without a 3-day window
@@ -67,12 +69,14 @@ ENVS = ("prod", "dev", "ci")
 
 DAILY = """{{{{ config(materialized='incremental_by_time_range',
           meta={{'time_column': 'day', 'start': '2025-01-01', 'cron': '@daily'}}) }}}}
-select day, sum(amount) * {f} as v from {src} where day between @start_ds and @end_ds group by day
+select day, sum(amount) * {f} as v{extra} from {src}
+where day between @start_ds and @end_ds group by day
 """
 TOP = """{{{{ config(materialized='incremental_by_time_range',
           meta={{'time_column': 'day', 'start': '2025-01-01', 'cron': '@daily'}}) }}}}
 select day, v + {g} as w from {{{{ ref('{daily}') }}}} where day between @start_ds and @end_ds
 """
+EXTRA = ", count(*) as n"  # daily's third variant: the first with a column added
 
 
 def day_text(d: int) -> str:
@@ -93,6 +97,18 @@ class EnvironmentsMachine(RuleBasedStateMachine):
         # env -> model -> (version key, table)
         self.pointers: dict[str, dict[str, tuple[Any, ...]]] = {env: {} for env in ENVS}
         self.clock = 0
+        # daily's variant -> its lineage, as its pointer rows first recorded it
+        self.recorded: dict[int, int] = {}
+
+    def _lineage(self, f: int) -> int:
+        """Daily's lineage for variant `f`: the recorded one, else the first's for the third
+        (non-breaking from it) while prod shows the first, else its own."""
+        if f in self.recorded:
+            return self.recorded[f]
+        prods = self.pointers["prod"].get("daily")
+        if f == 3 and prods is not None and prods[0] == ("daily", 1):
+            return self.recorded.get(1, 1)
+        return f
 
     def _current(self, key: tuple[Any, ...]) -> int:
         """Which of a version's two tables a run writes: the one with the newer log."""
@@ -122,14 +138,15 @@ class EnvironmentsMachine(RuleBasedStateMachine):
     def _write(self, f: int, g: int) -> None:
         root = self.project.project_root
         daily = f"e{self.n}_daily"
-        write_file(DAILY.format(f=f, src=self.src), root, "models", f"{daily}.sql")
+        code = DAILY.format(f=1 if f == 3 else f, src=self.src, extra=EXTRA if f == 3 else "")
+        write_file(code, root, "models", f"{daily}.sql")
         write_file(TOP.format(g=g, daily=daily), root, "models", f"e{self.n}_top.sql")
 
     # ---------------------------------------------------------------- steps
 
     @rule(
         env=st.sampled_from(ENVS),
-        f=st.sampled_from([1, 2]),
+        f=st.sampled_from([1, 2, 3]),
         g=st.sampled_from([0, 10]),
         windowed=st.booleans(),
         alone=st.booleans(),
@@ -143,8 +160,9 @@ class EnvironmentsMachine(RuleBasedStateMachine):
         shown = self.pointers[env].get("daily")
         # the child alone reads its parent's view of this target: once there is one
         alone = alone and shown is not None
-        # ... which may show another version than the parent's code
-        stale = alone and shown is not None and shown[0] != ("daily", f)
+        # ... which may show a version of another lineage than the parent's code
+        lineage = self._lineage(f)
+        stale = alone and shown is not None and self.recorded[shown[0][1]] != lineage
         self._write(f, g)
         vars: dict[str, Any] = {"vulcan_execution_time": EXEC}
         if windowed:
@@ -161,11 +179,13 @@ class EnvironmentsMachine(RuleBasedStateMachine):
             return
         run_dbt(command)
         start = DAYS - WINDOW if windowed else 0
-        steps = [("daily", ("daily", f)), ("top", ("top", f, g))]
+        steps = [("daily", ("daily", f)), ("top", ("top", lineage, g))]
         for model, key in steps[1:] if alone else steps:
             prods = self.pointers["prod"].get(model)
             if env != "prod" and prods is not None and prods[0] == key:
                 self.pointers[env][model] = prods  # prod's version: read only
+                if model == "daily":
+                    self.recorded.setdefault(f, lineage)
                 continue
             if model == "top" and stale:
                 key = ("top", f, g, env)  # rows of an old parent: a table of this target's own
@@ -187,10 +207,12 @@ class EnvironmentsMachine(RuleBasedStateMachine):
                 if parent is None:
                     amounts = [a for day, a in self.source if day == d]
                     if amounts:
-                        table["rows"][d] = sum(amounts) * f
+                        table["rows"][d] = sum(amounts) * (1 if f == 3 else f)
                 elif d in parent["rows"]:
                     table["rows"][d] = parent["rows"][d] + g
             self.pointers[env][model] = (key, slot)
+            if model == "daily":
+                self.recorded.setdefault(f, lineage)
 
     @rule(
         items=st.lists(

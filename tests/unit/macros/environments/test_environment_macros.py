@@ -53,6 +53,13 @@ def model(
     }
 
 
+def _context(h: Harness, node: dict[str, Any], at: Any) -> dict[str, Any]:
+    """vulcan_virtual_context, then the versions (no pointer row records a lineage here)."""
+    ctx = h.call("vulcan_virtual_context", node, at)
+    h.call("vulcan_virtual_versions", ctx, {})
+    return ctx
+
+
 SEED = {
     "unique_id": "seed.p.raw",
     "resource_type": "seed",
@@ -212,7 +219,7 @@ def test_choices_are_the_oracles(graph: dict[str, dict[str, Any]], data: Any) ->
 
     deferred = data.draw(st.booleans()) and target != "prod"
     for uid in models:
-        ctx = h.call("vulcan_virtual_context", graph[uid], datetime(2025, 1, 11, 1))
+        ctx = _context(h, graph[uid], datetime(2025, 1, 11, 1))
         if deferred:
             ctx["deferred"] = {"for": [uid]}
         got = h.call("vulcan_virtual_resolve", ctx, uid, dict(by_key))
@@ -239,17 +246,17 @@ def test_a_windowed_unique_key_builds_its_own_table_and_so_do_its_children() -> 
     h = harness(graph, "dev", vulcan_dev_start="2025-01-08")
     from datetime import datetime
 
-    ctx = h.call("vulcan_virtual_context", graph["model.p.fact"], datetime(2025, 1, 11))
+    ctx = _context(h, graph["model.p.fact"], datetime(2025, 1, 11))
     assert ctx["window"] == datetime(2025, 1, 8)
     fact = h.call("vulcan_virtual_resolve", ctx, "model.p.fact", {})
     dim = h.call("vulcan_virtual_resolve", ctx, "model.p.dim", {})
     assert dim["own"] and fact["own"]
     assert fact["key"] == f"vulcan_physical.fact__{ctx['nodes']['model.p.fact']['version']}__dev"
-    other_ctx = h.call("vulcan_virtual_context", graph["model.p.other"], datetime(2025, 1, 11))
+    other_ctx = _context(h, graph["model.p.other"], datetime(2025, 1, 11))
     assert not h.call("vulcan_virtual_resolve", other_ctx, "model.p.other", {})["own"]
     # without the window every kind's history is whole: shared
     h = harness(graph, "dev")
-    ctx = h.call("vulcan_virtual_context", graph["model.p.fact"], datetime(2025, 1, 11))
+    ctx = _context(h, graph["model.p.fact"], datetime(2025, 1, 11))
     assert not h.call("vulcan_virtual_resolve", ctx, "model.p.fact", {})["own"]
 
 
@@ -329,7 +336,7 @@ def test_defer_reading_another_version_of_a_parent_builds_a_table_of_its_own() -
     by_key = {pointer["relation"]: [pointer], old_key: []}
     h.context["ref"] = lambda package, name, v=None: prod_view
     try:
-        ctx = h.call("vulcan_virtual_context", rollup, datetime(2025, 1, 11))
+        ctx = _context(h, rollup, datetime(2025, 1, 11))
         # without --defer only this environment's own view is looked at (dev has none)
         h.context["invocation_args_dict"] = {}
         assert h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {}) == {}
@@ -344,12 +351,12 @@ def test_defer_reading_another_version_of_a_parent_builds_a_table_of_its_own() -
         same = h.call("vulcan_node_version", daily)
         same_key = h.call("vulcan_relation_key", h.call("vulcan_physical_relation", daily, same))
         pointer["details"] = pointer["details"].replace(old_key, same_key)
-        ctx = h.call("vulcan_virtual_context", rollup, datetime(2025, 1, 11))
+        ctx = _context(h, rollup, datetime(2025, 1, 11))
         assert h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {}) == {}
         # prod never builds from another environment's version
         pointer["details"] = pointer["details"].replace(same_key, old_key)
         h = harness(graph, "prod")
-        ctx = h.call("vulcan_virtual_context", rollup, datetime(2025, 1, 11))
+        ctx = _context(h, rollup, datetime(2025, 1, 11))
         try:
             h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {})
         except Exception as error:  # dbt's compiler error, raised through the harness
@@ -394,7 +401,7 @@ def test_a_view_of_this_environment_on_an_old_version_of_a_parent_is_read_as_suc
         old_key = h.call("vulcan_relation_key", h.call("vulcan_physical_relation", old_daily, old))
         new = h.call("vulcan_node_version", daily)
         new_key = h.call("vulcan_relation_key", h.call("vulcan_physical_relation", daily, new))
-        ctx = h.call("vulcan_virtual_context", rollup, datetime(2025, 1, 11))
+        ctx = _context(h, rollup, datetime(2025, 1, 11))
         # the view on the parent's version of its code: nothing set apart
         by_key = {key: [_pointer(key, target, new_key, new)], new_key: []}
         assert h.call("vulcan_virtual_deferred", ctx, rollup, by_key, {}) == {}
@@ -452,7 +459,7 @@ def test_the_table_of_a_version_is_the_oracles(
     for key, at in ((first, first_at), (aside, aside_at)):
         if at:
             by_key[key] = [{"relation": key, "row_type": "processed", "details": "", "at": at}]
-    ctx = h.call("vulcan_virtual_context", daily, datetime(2025, 1, 11))
+    ctx = _context(h, daily, datetime(2025, 1, 11))
     got = h.call("vulcan_virtual_resolve", ctx, "model.p.daily", by_key)
     reuse = target != "prod" and prod_on in ("first", "aside")
     assert got["reuse"] == reuse

@@ -3,7 +3,8 @@
 
     Per selected model, against the version the other environment's view points at: added (it
     has none), directly modified (the model's own code or row-shaping config differs), or
-    indirectly modified (only models above it differ); models the other environment has but
+    indirectly modified (only models above it differ); a direct change that only adds columns
+    is marked non-breaking (the models below keep their versions and are not listed); models the other environment has but
     this project no longer defines are removed (one more read: every pointer row). The same
     environment compared with itself shows nothing. -#}
 {% macro vulcan_environment_differences(found, compare_to=none) %}
@@ -19,7 +20,8 @@
       {%- do groups['Added'].append(node.name) -%}
     {%- elif theirs.version != info.version or theirs.own -%}
       {%- set direct = theirs.identity != dbt_vulcan.vulcan_node_identity(node) -%}
-      {%- do groups['Directly Modified' if direct else 'Indirectly Modified'].append(node.name) -%}
+      {%- set label = node.name ~ (' (non-breaking)' if direct and not theirs.own and theirs.lineage == info.lineage else '') -%}
+      {%- do groups['Directly Modified' if direct else 'Indirectly Modified'].append(label) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- for node in graph.nodes.values() if dbt_vulcan.vulcan_is_virtual_node(node) -%}

@@ -19,29 +19,20 @@
     tests/oracle/environments.py (resolve, current_table) is the Python reference. -#}
 
 {#- {env, prod, is_prod, execution_time, window: the dev window's start or none, nodes: {unique_id: {node,
-     version, shared, own (each the pair of tables, vulcan_physical_relation), pointer_key,
-     parents: [unique_id]}} for the model and its dbt-vulcan ancestors, keys: the log keys the
-     run reads} -#}
+     pointer_key, parents: [unique_id]}} for the model and its dbt-vulcan ancestors, keys: their
+     pointer keys, prefixes: the beginning every key of their physical tables has}: what the
+     run reads of the log in one query; vulcan_virtual_versions then adds each node's version
+     (a version depends on the pointer rows: environments/version.sql). -#}
 {% macro vulcan_virtual_context(node, execution_time) %}
   {%- set env, prod = dbt_vulcan.vulcan_environment(), dbt_vulcan.vulcan_prod_environment() -%}
-  {%- set ctx = {'env': env, 'prod': prod, 'is_prod': env == prod, 'nodes': {}, 'keys': []} -%}
+  {%- set ctx = {'env': env, 'prod': prod, 'is_prod': env == prod, 'nodes': {}, 'keys': [], 'prefixes': []} -%}
   {%- do ctx.update({'window': dbt_vulcan.vulcan_dev_start(execution_time), 'execution_time': execution_time}) -%}
-  {%- set memo = {} -%}
   {%- set todo = [node] -%}
   {%- for current in todo if current.unique_id not in ctx.nodes -%}
-    {%- set version = dbt_vulcan.vulcan_node_version(current, memo) -%}
-    {%- set info = {
-      'node': current, 'version': version,
-      'shared': [dbt_vulcan.vulcan_physical_relation(current, version), dbt_vulcan.vulcan_physical_relation(current, version, aside=true)],
-      'own': [dbt_vulcan.vulcan_physical_relation(current, version, env), dbt_vulcan.vulcan_physical_relation(current, version, env, true)],
-      'pointer_key': dbt_vulcan.vulcan_pointer_key(current),
-      'parents': [],
-    } -%}
+    {%- set info = {'node': current, 'pointer_key': dbt_vulcan.vulcan_pointer_key(current), 'parents': []} -%}
     {%- do ctx.nodes.update({current.unique_id: info}) -%}
     {%- do ctx['keys'].append(info.pointer_key) -%}
-    {%- for relation in info.shared + ([] if ctx.is_prod else info.own) -%}
-      {%- do ctx['keys'].append(dbt_vulcan.vulcan_relation_key(relation)) -%}
-    {%- endfor -%}
+    {%- do ctx.prefixes.append(info.pointer_key ~ '__') -%}
     {%- for parent in dbt_vulcan.vulcan_virtual_parents(current) -%}
       {%- do info.parents.append(parent.unique_id) -%}
       {%- do todo.append(parent) -%}
@@ -50,21 +41,41 @@
   {{ return(ctx) }}
 {% endmacro %}
 
+{#- Adds to each node of `ctx` (vulcan_virtual_context), from the rows of the run's read
+    (`by_key`): version, lineage (environments/version.sql: `record`, what its pointer rows
+    record), shared and own (each the pair of tables, vulcan_physical_relation). -#}
+{% macro vulcan_virtual_versions(ctx, by_key) %}
+  {%- set memo = {} -%}
+  {%- for id, info in ctx.nodes.items() -%}
+    {%- set version = dbt_vulcan.vulcan_node_version(info.node, memo, by_key) -%}
+    {%- do dbt_vulcan.vulcan_node_lineage(info.node, memo, by_key) -%}
+    {%- set record = memo['~lineage:' ~ id] -%}
+    {%- do info.update({
+      'version': version, 'lineage': record.lineage, 'record': record,
+      'shared': [dbt_vulcan.vulcan_physical_relation(info.node, version), dbt_vulcan.vulcan_physical_relation(info.node, version, aside=true)],
+      'own': [dbt_vulcan.vulcan_physical_relation(info.node, version, ctx.env), dbt_vulcan.vulcan_physical_relation(info.node, version, ctx.env, true)],
+    }) -%}
+  {%- endfor -%}
+{% endmacro %}
+
 {#- The nearest dbt-vulcan models a node reads (through dbt's own models, which the walk
     passes), as graph nodes. -#}
 {% macro vulcan_virtual_parents(node) %}
   {{ return(dbt_vulcan.vulcan_nearest_models(node).values() | sort(attribute='unique_id') | list) }}
 {% endmacro %}
 
-{#- {environment: {physical, version, at, identity, own, view, model_id}}: what each environment's view points at, from a
-    model's pointer rows (in replay order: the latest row of an environment wins). -#}
+{#- {environment: {physical, version, at, identity, own, view, model_id, lineage, shape, parents,
+    select}}: what each environment's view points at, from a model's pointer rows (in replay
+    order: the latest row of an environment wins); lineage, shape, parents and select as the row
+    recorded them (environments/version.sql; a row written before they were recorded: the
+    version's lineage is the version, the others none). -#}
 {% macro vulcan_pointers(rows) %}
   {%- set out = {} -%}
   {%- for row in rows if row.row_type == 'pointer' -%}
     {%- set d = dbt_vulcan.vulcan_log_details(row) -%}
     {%- if d.get('environment') -%}
       {%- if d.get('physical') -%}
-        {%- do out.update({d.environment: {'physical': d.physical, 'version': row.fingerprint, 'at': row.at, 'identity': d.get('identity'), 'own': d.get('own', false), 'view': d.get('view'), 'model_id': row.model_id}}) -%}
+        {%- do out.update({d.environment: {'physical': d.physical, 'version': row.fingerprint, 'at': row.at, 'identity': d.get('identity'), 'own': d.get('own', false), 'view': d.get('view'), 'model_id': row.model_id, 'lineage': d.get('lineage') or row.fingerprint, 'shape': d.get('shape'), 'parents': d.get('parents'), 'select': d.get('select')}}) -%}
       {%- elif d.environment in out -%}
         {%- do out.pop(d.environment) -%}
       {%- endif -%}
@@ -112,11 +123,11 @@
   {%- endif -%}
   {%- set reuse = prod_uses and not own and not ctx.is_prod -%}
   {%- set pair = info.own if own else info.shared -%}
-  {%- set keys = [dbt_vulcan.vulcan_relation_key(pair[0]), dbt_vulcan.vulcan_relation_key(pair[1])] -%}
+  {%- set keys = [dbt_vulcan.vulcan_relation_key(pair[0]), dbt_vulcan.vulcan_relation_key(pair[1])] if own else shared_keys -%}
   {%- set i = dbt_vulcan.vulcan_current_table(keys, prod_key if reuse else none, by_key) -%}
   {%- set resolved = {
     'relation': pair[i], 'key': keys[i], 'aside': pair[1 - i], 'aside_key': keys[1 - i], 'table_keys': keys,
-    'version': info.version, 'own': own, 'reuse': reuse, 'pointers': pointers,
+    'version': info.version, 'lineage': info.lineage, 'record': info.record, 'own': own, 'reuse': reuse, 'pointers': pointers,
     'pointer': (pointers.get(ctx.env) or {}).get('physical'), 'env': ctx.env,
     'pointer_key': info.pointer_key,
   } -%}
@@ -148,8 +159,9 @@
 {#- The parents the running model reads in another version than its own code's: through dbt's
     `--defer` (the relation `ref()` gives is another environment's view) or through this
     environment's own view, which still shows the version of the parent's last run here (its
-    code changed since and it is not selected): {unique_id: the log key of what the view
-    shows}. The model's rows would come from tables outside its version's lineage: they go to a
+    code changed since and it is not selected; a version whose change from the code's is
+    non-breaking, of the same lineage, is read as the code's): {unique_id: the log key of what
+    the view shows}. The model's rows would come from tables outside its version's lineage: they go to a
     table of this environment only (never reused by prod), and its upstream waits read the
     intervals of what it reads (one more read of the log, only then). Prod refuses: its
     versions are built from their own lineage only. A parent with no view in this environment
@@ -173,7 +185,10 @@
     {%- else -%}
       {%- set key = (pointers.get(ctx.env) or {}).get('physical') -%}
     {%- endif -%}
-    {%- if key is not none and key not in dbt_vulcan.vulcan_virtual_resolve(ctx, id, by_key, none, done)['table_keys'] -%}
+    {#- a version of the same lineage (its change from the parent's code was non-breaking) gives
+        the same rows to what the model reads -#}
+    {%- set lineage = pointers.values() | selectattr('physical', 'equalto', key) | map(attribute='lineage') | list -%}
+    {%- if key is not none and key not in dbt_vulcan.vulcan_virtual_resolve(ctx, id, by_key, none, done)['table_keys'] and lineage[:1] != [ctx.nodes[id].lineage] -%}
       {%- do out.update({id: key}) -%}
       {%- if there != here -%}{%- do through.update({'defer': true}) -%}{%- endif -%}
     {%- endif -%}

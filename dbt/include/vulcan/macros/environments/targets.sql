@@ -15,11 +15,13 @@
     {%- else -%}
       {%- do merged.ctx.nodes.update(one.nodes) -%}
       {%- do merged.ctx['keys'].extend(one['keys']) -%}
+      {%- do merged.ctx.prefixes.extend(one.prefixes) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if merged.ctx is none -%}{{ return({'by_key': {}, 'resolved': {}, 'ctx': none}) }}{%- endif -%}
   {%- set ctx = merged.ctx -%}
-  {%- set by_key = dbt_vulcan.vulcan_log_read(ctx['keys'] | unique | list) -%}
+  {%- set by_key = dbt_vulcan.vulcan_log_read(ctx['keys'] | unique | list, none, ctx.prefixes) -%}
+  {%- do dbt_vulcan.vulcan_virtual_versions(ctx, by_key) -%}
   {%- set done = {} -%}
   {%- set resolved = {} -%}
   {%- for id in ctx.nodes -%}

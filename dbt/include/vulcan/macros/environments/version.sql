@@ -1,4 +1,4 @@
-{#- A model's version: a hash of what shapes its rows and of its parents' versions, the same
+{#- A model's version: a hash of what shapes its rows and of its parents' lineages, the same
     for the same code in every target (never a target's schema, catalog or alias).
 
     - a model of a dbt-vulcan kind: its kind, its SQL as written (`ref()` / `source()` by name),
@@ -9,9 +9,16 @@
     - any other node (a dbt model, seed, snapshot): its resource type, name and dbt's checksum
       of its file; a source: its name.
     The parents are every node in `depends_on` (dbt-vulcan models or not), so a change anywhere
-    upstream gives the models below it new versions. tests/oracle/environments.py (version) is
-    the Python reference. -#}
-{% macro vulcan_node_version(node, memo=none) %}
+    upstream gives the models below it new versions, unless it is non-breaking.
+
+    A parent's lineage is its version, but for a version whose change from the version prod's
+    view shows only adds columns (environments/categorise.sql): it keeps that version's lineage,
+    so the models below keep their versions and tables. The state log (`by_key`, the pointer
+    rows of the run's one read) tells which version prod shows and how its SQL read; the first
+    lineage recorded for a version (on its pointer rows, environments/view.sql) is its lineage
+    for good, in every environment. Without `by_key` a lineage is the version.
+    tests/oracle/environments.py (version) is the Python reference. -#}
+{% macro vulcan_node_version(node, memo=none, by_key=none) %}
   {%- set memo = memo if memo is not none else {} -%}
   {%- set id = node.get('unique_id') -%}
   {%- if id in memo -%}{{ return(memo[id]) }}{%- endif -%}
@@ -20,12 +27,50 @@
   {%- if not identity.forward_only -%}
     {%- for pid in ((node.get('depends_on') or {}).get('nodes') or []) | unique | sort -%}
       {%- set parent = graph.nodes.get(pid) or graph.sources.get(pid) -%}
-      {%- do parents.append(dbt_vulcan.vulcan_node_version(parent, memo) if parent is not none else pid) -%}
+      {%- do parents.append(dbt_vulcan.vulcan_node_lineage(parent, memo, by_key) if parent is not none else pid) -%}
     {%- endfor -%}
   {%- endif -%}
   {%- set version = local_md5(tojson([identity.parts, parents]))[:10] -%}
-  {%- do memo.update({id: version}) -%}
+  {%- do memo.update({id: version, '~parents:' ~ id: local_md5(tojson(parents))[:10]}) -%}
   {{ return(version) }}
+{% endmacro %}
+
+{#- What a node's children hash for it: its version, or the lineage its version keeps through a
+    non-breaking change (vulcan_version_lineage). -#}
+{% macro vulcan_node_lineage(node, memo, by_key=none) %}
+  {%- set version = dbt_vulcan.vulcan_node_version(node, memo, by_key) -%}
+  {%- if by_key is none or not dbt_vulcan.vulcan_is_virtual_node(node) -%}{{ return(version) }}{%- endif -%}
+  {%- set id = '~lineage:' ~ node.unique_id -%}
+  {%- if id not in memo -%}
+    {%- do memo.update({id: dbt_vulcan.vulcan_version_lineage(node, version, memo['~parents:' ~ node.unique_id], by_key)}) -%}
+  {%- endif -%}
+  {{ return(memo[id].lineage) }}
+{% endmacro %}
+
+{#- {lineage, shape, parents, non_breaking} of a model's version: its lineage (the first one
+    recorded on a pointer row of the version, else: the lineage of the version prod's view
+    shows when the change from it is non-breaking, else the version), the hash of its row-shaping
+    keys (`shape`) and of its parents' lineages (`parents`): what its pointer rows record, and
+    whether the version is a non-breaking change of what prod shows. A change is non-breaking
+    when the keys and the parents are the same and the SQL only adds columns. -#}
+{% macro vulcan_version_lineage(node, version, parents, by_key) %}
+  {%- set identity = dbt_vulcan._vulcan_version_identity(node) -%}
+  {%- set out = {'lineage': version, 'shape': local_md5(tojson(identity.parts[:2]))[:10], 'parents': parents, 'non_breaking': false} -%}
+  {%- if identity.forward_only -%}{{ return(out) }}{%- endif -%}
+  {%- set rows = by_key.get(dbt_vulcan.vulcan_pointer_key(node), []) -%}
+  {%- set recorded = [] -%}
+  {%- for row in rows if row.row_type == 'pointer' and row.fingerprint == version and '"lineage"' in row.details -%}
+    {%- set d = dbt_vulcan.vulcan_log_details(row) -%}
+    {%- if d.get('lineage') -%}{%- do recorded.append(d) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- set prod = dbt_vulcan.vulcan_pointers(rows).get(dbt_vulcan.vulcan_prod_environment()) -%}
+  {%- if recorded -%}
+    {%- do out.update({'lineage': recorded[0].lineage, 'non_breaking': recorded[0].lineage != version and prod is not none and prod.lineage == recorded[0].lineage}) -%}
+  {%- elif prod is not none and prod.version != version and prod.shape == out.shape and prod.parents == parents
+      and dbt_vulcan.vulcan_change_is_additive(prod.select, dbt_vulcan.vulcan_select_signature(node.raw_code)) -%}
+    {%- do out.update({'lineage': prod.lineage, 'non_breaking': true}) -%}
+  {%- endif -%}
+  {{ return(out) }}
 {% endmacro %}
 
 {#- A hash of what of the node itself its version hashes (its parents left out): what tells a

@@ -50,6 +50,8 @@
   {%- if moved -%}
     {%- set at = dbt_vulcan.vulcan_format_ts(begin.state.virtual.ctx.execution_time) -%}
     {%- set details = {'environment': resolved.env, 'physical': resolved.key, 'view': dbt_vulcan.vulcan_relation_key(view), 'own': resolved.own, 'identity': dbt_vulcan.vulcan_node_identity(model)} -%}
+    {#- what the next version's categorisation compares with (environments/version.sql) -#}
+    {%- do details.update({'lineage': resolved.lineage, 'shape': resolved.record.shape, 'parents': resolved.record.parents, 'select': dbt_vulcan.vulcan_select_signature(model.raw_code)}) -%}
     {% do dbt_vulcan.vulcan_record_intervals(dbt_vulcan.vulcan_state_values(dbt_vulcan.vulcan_pointer_relation(model), [[at, at]], 'pointer', resolved.version, tojson(details))) %}
     {#- pointed: a second call of this run (a model reading itself points its view before its
         batches) records nothing again -#}

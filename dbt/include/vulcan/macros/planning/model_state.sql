@@ -61,20 +61,23 @@
     virtual layer carries over when it is adopted (engine/virtual_adopt.sql). -#}
 {% macro _vulcan_virtual_state(node, parents, own_key) %}
   {%- set ctx = dbt_vulcan.vulcan_virtual_context(node, dbt_vulcan.vulcan_run_vars(node.name).execution_time) -%}
-  {%- set by_key = dbt_vulcan.vulcan_log_read((ctx['keys'] + [own_key]) | unique | list) -%}
+  {%- set by_key = dbt_vulcan.vulcan_log_read((ctx['keys'] + [own_key]) | unique | list, none, ctx.prefixes) -%}
+  {%- do dbt_vulcan.vulcan_virtual_versions(ctx, by_key) -%}
   {%- set done = {} -%}
   {%- set deferred = dbt_vulcan.vulcan_virtual_deferred(ctx, node, by_key, done) -%}
   {%- if deferred -%}{%- do ctx.update({'deferred': {'for': [node.unique_id], 'parents': deferred}}) -%}{%- endif -%}
   {%- set resolved = dbt_vulcan.vulcan_virtual_resolve(ctx, node.unique_id, by_key, none, done) -%}
   {#- the upstream waits read the intervals of what the model reads: the table its parent's
       view shows in this environment (of the parent's version, it may be the one beside the
-      version's table now: another environment rebuilt it since), else the parent's table -#}
+      version's table now: another environment rebuilt it since; or of a version of the same
+      lineage, a non-breaking change away), else the parent's table -#}
   {%- for parent in parents if parent.unique_id in ctx.nodes -%}
     {%- set chosen = deferred.get(parent.unique_id) -%}
     {%- if chosen is none -%}
       {%- set theirs = dbt_vulcan.vulcan_virtual_resolve(ctx, parent.unique_id, by_key, none, done) -%}
-      {%- set shown = (theirs.pointers.get(ctx.env) or {}).get('physical') -%}
-      {%- set chosen = shown if shown in theirs.table_keys else theirs.key -%}
+      {%- set mine = theirs.pointers.get(ctx.env) or {} -%}
+      {%- set shown = mine.get('physical') -%}
+      {%- set chosen = shown if shown is not none and (shown in theirs.table_keys or mine.lineage == theirs.lineage) else theirs.key -%}
     {%- endif -%}
     {%- do by_key.update({dbt_vulcan.vulcan_node_state_key(parent): by_key.get(chosen, [])}) -%}
   {%- endfor -%}

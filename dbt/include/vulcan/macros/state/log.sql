@@ -8,8 +8,9 @@
     subtracts it. tests/oracle/state.py (replay, compact, RelationState)
     is the test oracle (tests/unit/macros/state/test_log_macros.py). -#}
 
-{#- {relation key: [row, ...] in replay order} for the relations in `keys` (every relation
-    when `keys` is none; then only the rows of `row_type` when given). A row: {relation, model_id, start, end, row_type, fingerprint,
+{#- {relation key: [row, ...] in replay order} for the relations in `keys` and those whose key
+    begins with one of `prefixes` (every relation when `keys` is none; then only the rows of
+    `row_type` when given). A row: {relation, model_id, start, end, row_type, fingerprint,
     invocation_id, at, seq, details, append_id}; start, end and at (recorded_at) in
     microseconds; append_id: the parquet append (partition) that holds it, '' on Delta and
     Iceberg (state/fold.sql drops a folded log's appends).
@@ -18,7 +19,7 @@
     for each one the first time); the times are parsed and the rows ordered here. A time comes
     as the text the log stores ('YYYY-MM-DD HH:MM:SS[.ffffff]', UTC) or, through dbt's result
     table, already as a naive datetime; a fingerprint of digits only as a number. -#}
-{% macro vulcan_log_read(keys=none, row_type=none) %}
+{% macro vulcan_log_read(keys=none, row_type=none, prefixes=none) %}
   {%- set by_key = {} -%}
   {%- if keys is not none and keys | length == 0 -%}{{ return(by_key) }}{%- endif -%}
   {%- set quoted = [] -%}
@@ -29,6 +30,9 @@
     from {{ dbt_vulcan.vulcan_state_relation() }}
     {%- if keys is not none %}
     where relation in ({{ quoted | join(', ') }})
+    {%- for prefix in (prefixes or []) | unique %}
+      or (relation > {{ dbt_vulcan.vulcan_sql_string(prefix) }} and relation < {{ dbt_vulcan.vulcan_sql_string(prefix ~ '~') }})
+    {%- endfor %}
     {%- elif row_type is not none %}
     where row_type = {{ dbt_vulcan.vulcan_sql_string(row_type) }}
     {%- endif %}
