@@ -47,28 +47,26 @@
   {{ return(memo[id].lineage) }}
 {% endmacro %}
 
-{#- {lineage, shape, parents, non_breaking} of a model's version: its lineage (the first one
-    recorded on a pointer row of the version, else: the lineage of the version prod's view
-    shows when the change from it is non-breaking, else the version), the hash of its row-shaping
-    keys (`shape`) and of its parents' lineages (`parents`): what its pointer rows record, and
-    whether the version is a non-breaking change of what prod shows. A change is non-breaking
-    when the keys and the parents are the same and the SQL only adds columns. -#}
+{#- {lineage, shape, parents} of a model's version, what its pointer rows record: its lineage
+    (the first one recorded on a pointer row of the version, else the lineage of the version
+    prod's view shows when the change from it is non-breaking, else the version), the hash of
+    its row-shaping keys (`shape`) and of its parents' lineages (`parents`). A change is
+    non-breaking when the keys and the parents are the same and the SQL only adds columns. -#}
 {% macro vulcan_version_lineage(node, version, parents, by_key) %}
   {%- set identity = dbt_vulcan._vulcan_version_identity(node) -%}
-  {%- set out = {'lineage': version, 'shape': local_md5(tojson(identity.parts[:2]))[:10], 'parents': parents, 'non_breaking': false} -%}
+  {%- set out = {'lineage': version, 'shape': local_md5(tojson(identity.parts[:2]))[:10], 'parents': parents} -%}
   {%- if identity.forward_only -%}{{ return(out) }}{%- endif -%}
   {%- set rows = by_key.get(dbt_vulcan.vulcan_pointer_key(node), []) -%}
-  {%- set recorded = [] -%}
-  {%- for row in rows if row.row_type == 'pointer' and row.fingerprint == version and '"lineage"' in row.details -%}
-    {%- set d = dbt_vulcan.vulcan_log_details(row) -%}
-    {%- if d.get('lineage') -%}{%- do recorded.append(d) -%}{%- endif -%}
+  {%- set st = {'recorded': none} -%}
+  {%- for row in rows if st.recorded is none and row.row_type == 'pointer' and row.fingerprint == version and '"lineage"' in row.details -%}
+    {%- do st.update({'recorded': dbt_vulcan.vulcan_log_details(row).get('lineage') or none}) -%}
   {%- endfor -%}
   {%- set prod = dbt_vulcan.vulcan_pointers(rows).get(dbt_vulcan.vulcan_prod_environment()) -%}
-  {%- if recorded -%}
-    {%- do out.update({'lineage': recorded[0].lineage, 'non_breaking': recorded[0].lineage != version and prod is not none and prod.lineage == recorded[0].lineage}) -%}
+  {%- if st.recorded is not none -%}
+    {%- do out.update({'lineage': st.recorded}) -%}
   {%- elif prod is not none and prod.version != version and prod.shape == out.shape and prod.parents == parents
       and dbt_vulcan.vulcan_change_is_additive(prod.select, dbt_vulcan.vulcan_select_signature(node.raw_code)) -%}
-    {%- do out.update({'lineage': prod.lineage, 'non_breaking': true}) -%}
+    {%- do out.update({'lineage': prod.lineage}) -%}
   {%- endif -%}
   {{ return(out) }}
 {% endmacro %}
