@@ -11,7 +11,8 @@ read and one state append, each a Spark statement; the state stays in the wareho
   run's own read and append + 0.10 s; the unique key's MERGE <= dbt's merge's
   (`skip_unchanged_rows` true); tracked <= 2.0x dbt's merge of the whole snapshot, flat from
   1M to 10M rows within the run's spread;
-- the 25-model daily job: wall <= 1.10x microbatch's (package), one read and one append a model.
+- the 25-model daily job: wall <= 1.25x microbatch's (adapter: one state read a job, one append
+  a model), <= 1.50x (package: one read and one append a model).
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ EXTRA_STATEMENTS = 2
 # one new day's wall over microbatch's, per mode (the package compiles its macros once per
 # `dbt` process: counted here, in wall, not in a model run's slack)
 WALL_LIMIT = {"vulcan": 1.05, "vulcan_package": 1.10}
+# the 25-model daily job's wall over microbatch's
+JOB_WALL_LIMIT = {"vulcan": 1.25, "vulcan_package": 1.50}
 # `--full-refresh` of the backfilled days: model time over insert_overwrite's own
 REBUILD_LIMIT = 1.0
 # tracked's daily model time over dbt's merge of the whole snapshot
@@ -580,44 +583,59 @@ def job_section(job: dict[str, Any]) -> list[str]:
         return sum(r["model_seconds"].values())
 
     kinds = ("write", "state read", "state append", "metadata")
-    systems = (("vulcan_package", "dbt-vulcan package"), ("microbatch", "dbt-spark microbatch"))
+    systems = [
+        (system, label)
+        for system, label in (
+            ("vulcan", "dbt-vulcan, `type: vulcan`"),
+            ("vulcan_package", "dbt-vulcan package"),
+            ("microbatch", "dbt-spark microbatch"),
+        )
+        if runs("job_one_day", system)
+    ]
+    modes = {"vulcan": "the `vulcan` adapter", "vulcan_package": "the package (`type: spark`)"}
+    ran = " and ".join(modes[system] for system, _ in systems if system in modes)
     lines = [
         "## A project's daily job: 25 models, eight threads, a fresh `dbt run` per day",
         "",
         f"{job['models']} daily models in four layers (10 staging, 10 marts, 5 tops over 5 "
         f"slices of `bench_src.events`; benchmarks/job.py), `threads: {job['threads']}`, "
-        "package mode (`type: spark`) against dbt-spark's microbatch. The backfill of "
-        f"{job['days']} days runs once; then each new day is one fresh `dbt run` of the whole "
-        "job (medians). Model times are summed over the models (they overlap under eight "
-        "threads); the statements' seconds are summed by kind from dbt's log. dbt-vulcan's "
-        f"state table: {job.get('state_format', 'parquet')}.",
+        f"{ran} against dbt-spark's microbatch. "
+        f"The backfill of {job['days']} days runs once; then each new day is one fresh "
+        "`dbt run` of the whole job (medians). Model times are summed over the models (they "
+        "overlap under eight threads); the statements' seconds are summed by kind from dbt's "
+        f"log. dbt-vulcan's state table: {job.get('state_format', 'parquet')}. The adapter "
+        "reads the state log once per invocation, the package once per model.",
         "",
     ]
     base = med("job_one_day", "microbatch", lambda r: r["wall"])
-    ratio = _ratio(med("job_one_day", "vulcan_package", lambda r: r["wall"]), base)
-    limit = WALL_LIMIT["vulcan_package"]
     models = job["models"]
-    reads, appends = (
-        med("job_one_day", "vulcan_package", lambda r, k=k: r["statement_counts"].get(k, 0))
-        for k in ("state read", "state append")
-    )
-    lines += _table(
-        ["goal", "target", "measured", "met"],
-        [
+    goals = []
+    for system, mode in (("vulcan", ""), ("vulcan_package", " (package)")):
+        if not runs("job_one_day", system):
+            continue
+        ratio = _ratio(med("job_one_day", system, lambda r: r["wall"]), base)
+        limit = JOB_WALL_LIMIT[system]
+        reads, appends = (
+            med("job_one_day", system, lambda r, k=k: r["statement_counts"].get(k, 0))
+            for k in ("state read", "state append")
+        )
+        want_reads = 1 if system == "vulcan" else models
+        goals += [
             [
-                "one new day of the job (package): wall / microbatch's",
+                f"one new day of the job{mode}: wall / microbatch's",
                 f"≤ {limit:.2f}x",
                 f"{ratio:.2f}x",
                 _ok(ratio <= limit),
             ],
             [
-                "one new day of the job (package): state statements",
-                f"1 read + 1 append a model ({models} + {models})",
+                f"one new day of the job{mode}: state statements",
+                ("1 read a job" if system == "vulcan" else "1 read a model")
+                + f" + 1 append a model ({want_reads} + {models})",
                 f"{reads:.0f} + {appends:.0f}",
-                _ok(reads == models and appends == models),
+                _ok(reads == want_reads and appends == models),
             ],
-        ],
-    )
+        ]
+    lines += _table(["goal", "target", "measured", "met"], goals)
     rows = []
     for system, label in systems:
         seconds = [
@@ -656,7 +674,7 @@ def job_section(job: dict[str, Any]) -> list[str]:
     rounds = sorted({c["what"].rsplit(", ", 1)[0] for c in job.get("checks", [])})
     lines.append(
         f"- {len(job.get('checks', [])) - len(different)} of {len(job.get('checks', []))} "
-        f"tables the same in both systems after each round ({', '.join(rounds)})"
+        f"tables the same in every system after each round ({', '.join(rounds)})"
     )
     for check in different:
         values = "; ".join(f"{k}: {v}" for k, v in check["values"].items())

@@ -1,5 +1,5 @@
-"""A project's daily job (issue 49, item 5): 25 daily models in four layers, eight threads, one
-fresh `dbt run` per day, dbt-vulcan's package against dbt-spark's microbatch.
+"""A project's daily job: 25 daily models in four layers, eight threads, one fresh `dbt run`
+per day, dbt-vulcan (the `vulcan` adapter and the package) against dbt-spark's microbatch.
 
 Part of the fresh-process suite (`make bench`, embedded sessions; `make bench-thrift`, one
 Spark Thrift Server): `run.py --part job`. The layers read `bench_src.events` (the daily
@@ -14,8 +14,9 @@ dbt-vulcan's models are `incremental_by_time_range` (daily, `event_date`), each 
 inputs with `@start_ds` / `@end_ds` and waiting for its parents (upstream-aware planning);
 microbatch's are dbt-spark's `incremental` with `incremental_strategy='microbatch'`
 (`event_time`, `batch_size='day'`, `lookback=0`, partitioned by `event_date`), whose inputs
-dbt-core filters. Both projects are `type: spark` with the same profile, `threads: 8`, each
-system in its own schema.
+dbt-core filters. The package's and microbatch's projects are `type: spark`, the adapter's
+`type: vulcan`, with the same connection, `threads: 8`, each system in its own schema (the
+adapter reads the state log once per invocation, the package once per model).
 
 Scenarios: `job_backfill`, days [0, size.job_days) once (rep 1); then `job_one_day`, rep r
 adds day job_days + r - 1. Both systems get each new day the same way, as a scheduler passes
@@ -37,9 +38,10 @@ from benchmarks.cold_process import Projects, compare, parse_log, spark_task
 from benchmarks.generate import START, Size, at, day
 from benchmarks.harness import strip_comments
 
-SYSTEMS = ("vulcan_package", "microbatch")
-SCHEMA = {"vulcan_package": "job_package", "microbatch": "job_microbatch"}
-PROJECT = {"vulcan_package": "job_package", "microbatch": "job_microbatch"}
+SYSTEMS = ("vulcan", "vulcan_package", "microbatch")
+SCHEMA = {"vulcan": "job_adapter", "vulcan_package": "job_package", "microbatch": "job_microbatch"}
+PROJECT = {"vulcan": "job_adapter", "vulcan_package": "job_package", "microbatch": "job_microbatch"}
+VULCAN = ("vulcan", "vulcan_package")
 STATE_SCHEMA = "vulcan_state_job"
 THREADS = 8
 
@@ -73,7 +75,7 @@ def _staging_names() -> list[str]:
 
 def models(system: str) -> dict[str, str]:
     """The 25 models of one system: name -> SQL."""
-    vulcan = system == "vulcan_package"
+    vulcan = system in VULCAN
     head = _VULCAN if vulcan else _MICROBATCH
     window = f" and {_WINDOW}" if vulcan else ""
     where = f"where {_WINDOW}\n" if vulcan else ""
@@ -212,8 +214,9 @@ def _children_seconds() -> float:
 def write_projects(
     projects: Projects, params: dict[str, str], connection: Any, state_format: str = "parquet"
 ) -> None:
-    """One `type: spark` project per system (the package installed in both), eight threads,
-    the models under models/jobs; dbt-vulcan's state table in `state_format`."""
+    """One project per system (the adapter's `type: vulcan`, the others `type: spark` with the
+    package installed), eight threads, the models under models/jobs; dbt-vulcan's state table
+    in `state_format`."""
     from benchmarks.project import write_project
 
     for system in SYSTEMS:
@@ -222,7 +225,7 @@ def write_projects(
             folder,
             params,
             "parquet",
-            adapter_type="spark",
+            adapter_type="vulcan" if system == "vulcan" else "spark",
             connection=connection,
             models={f"jobs/{name}": sql for name, sql in models(system).items()},
             snapshots={},
@@ -269,7 +272,7 @@ def run(
     def days(system: str, first: int, end: int) -> tuple[dict[str, Any], list[str]]:
         """The vars and arguments that make `system` process days [first, end)."""
         vars_: dict[str, Any] = {"bench_schema": SCHEMA[system]}
-        if system == "vulcan_package" and first == 0:
+        if system in VULCAN and first == 0:
             # a first run builds the whole history due at its execution time (a window given
             # to a table not built yet does not narrow it): the backfill's days, by that time
             return {**vars_, "vulcan_execution_time": str(at(end, 1))}, []

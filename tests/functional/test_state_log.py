@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from tests.support.functional import STATE, model_message, orders_csv, processed_rows, run
+from tests.support.functional import (
+    STATE,
+    model_message,
+    model_statements,
+    orders_csv,
+    processed_rows,
+    run,
+)
 
 MODEL = """
 {{ config(materialized='incremental_by_time_range', time_column='order_date',
@@ -27,6 +34,35 @@ class TestStateLog:
     @pytest.fixture(scope="class")
     def models(self) -> dict[str, str]:
         return {f"m{i}.sql": MODEL for i in range(4)}
+
+    def test_one_invocation_reads_the_log_once_in_the_adapter(
+        self, project: Any, logs_dir: str, request: pytest.FixtureRequest
+    ) -> None:
+        """The adapter reads the state rows of every selected model in one statement, then
+        plans each model from them and this invocation's appends (a second run of the same
+        models, by another invocation, sees what the first recorded). The package reads per
+        model."""
+        package = request.config.getoption("--mode") == "package"
+        run("seed")
+        names = ["m1", "m3"]
+        reads = []
+        for day in ("2025-01-05", "2025-01-07", "2025-01-07"):
+            run("run", "-s", *names, vars={"vulcan_execution_time": day})
+            reads.append(
+                sum(
+                    1
+                    for name in names
+                    for s in model_statements(logs_dir, name)
+                    if s.lower().startswith("select relation, model_id")
+                )
+            )
+        assert reads == ([2, 2, 2] if package else [1, 1, 1])
+        for name in names:
+            assert processed_rows(project, name) == [
+                ("2025-01-01 00:00:00", "2025-01-03 00:00:00"),
+                ("2025-01-03 00:00:00", "2025-01-05 00:00:00"),
+                ("2025-01-05 00:00:00", "2025-01-07 00:00:00"),
+            ]
 
     def test_new_invocation_reads_back_what_was_recorded(self, project: Any) -> None:
         run("seed")

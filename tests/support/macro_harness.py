@@ -23,6 +23,7 @@ from dbt_common.clients.jinja import get_environment
 import dbt.include.vulcan as vulcan_project
 from dbt.adapters.vulcan import jinja_cache
 from dbt.adapters.vulcan.impl import VulcanAdapter
+from dbt.adapters.vulcan.state_cache import StateCache
 from dbt.adapters.vulcan.timeutil import now_utc
 
 # Jinja's compile is most of a harness's cost: the adapter's cache of compiled templates
@@ -111,6 +112,29 @@ class FakeAdapter:
         self._harness = harness
         self._real = VulcanAdapter.__new__(VulcanAdapter)
         self._real._vulcan_now = now_utc()
+        self._real._state = StateCache()
+        # vulcan_invocation_reads asks whether the invocation read its selection already: by
+        # default it did (the macros' reads are each their own query, `query_results`)
+        self.wide_read_done = True
+
+    def vulcan_state_wide_read_done(self, state: str, invocation: str) -> bool:
+        return self.wide_read_done
+
+    def vulcan_state_rows(
+        self,
+        state: str,
+        invocation: str,
+        keys: list[str],
+        prefixes: list[str],
+        sql_of: Any,
+        refresh: str | None,
+        wide: Any,
+    ) -> list[Any]:
+        """The read itself, every time (the rows kept between reads: state_cache.py and its
+        unit tests, and the functional tests on Spark)."""
+        if refresh:
+            self._harness.context["run_query"](refresh)
+        return list(self._harness.context["run_query"](sql_of(keys, None, prefixes)).rows)
 
     def dispatch(self, name: str, macro_namespace: str | None = None) -> Any:
         for prefix in PREFIXES[self._harness.adapter_type]:

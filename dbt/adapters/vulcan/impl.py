@@ -21,7 +21,7 @@ from dbt.adapters.base import available
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.vulcan import config_keys, jinja_cache, python_models
+from dbt.adapters.vulcan import config_keys, jinja_cache, python_models, state_cache
 from dbt.adapters.vulcan.connections import VulcanConnectionManager
 from dbt.adapters.vulcan.timeutil import VulcanConfigError, now_utc
 
@@ -67,6 +67,7 @@ class VulcanAdapter(SparkAdapter):
         jinja_cache.install()
         self._vulcan_now = now_utc()
         self._python_models = python_models.PythonModels()
+        self._state = state_cache.StateCache()
 
     @classmethod
     def type(cls) -> str:
@@ -169,6 +170,62 @@ class VulcanAdapter(SparkAdapter):
                     raise
                 time.sleep(0.5 * (attempt + 1))
         return False
+
+    @available
+    def vulcan_state_wide_read_done(self, state: str, invocation: str) -> bool:
+        """Whether this invocation read the state rows of its whole selection already."""
+        return self._state.wide_read_done(state, invocation)
+
+    @available
+    def vulcan_state_rows(
+        self,
+        state: str,
+        invocation: str,
+        keys: list[str],
+        prefixes: list[str],
+        sql_of: Any,
+        refresh: str | None,
+        wide: Mapping[str, list[str]] | None,
+    ) -> list[tuple[Any, ...]]:
+        """The state rows of `keys` and `prefixes` (state/log.sql): from this invocation's
+        rows when they cover them, else read (the SQL from `sql_of(keys, none, prefixes)`,
+        after `refresh`), on the invocation's first read with the whole selection's (`wide`).
+        The rows as the cursor gives them: no result table infers their types."""
+
+        def read(all_keys: list[str], all_prefixes: list[str]) -> list[tuple[Any, ...]]:
+            if refresh:
+                self.execute(refresh)
+            _, cursor = self.connections.add_select_query(str(sql_of(all_keys, None, all_prefixes)))
+            return [tuple(row) for row in cursor.fetchall()]
+
+        wide = wide or {}
+        return self._state.rows(
+            state,
+            invocation,
+            list(keys),
+            list(prefixes),
+            read,
+            list(wide.get("keys") or []),
+            list(wide.get("prefixes") or []),
+        )
+
+    @available
+    def vulcan_state_appended(
+        self, state: str, invocation: str, values_sql: str, append_id: str | None
+    ) -> str:
+        """The rows an append of this invocation just committed (the VALUES of
+        state/record_intervals.sql), kept with the rows read."""
+        rows = state_cache.parse_values(values_sql)
+        if append_id:
+            rows = [(*row, append_id) for row in rows]
+        self._state.appended(state, invocation, rows)
+        return ""
+
+    @available
+    def vulcan_state_rewritten(self, state: str, invocation: str, key: str | None) -> str:
+        """Relation `key`'s log (every relation's when none) was rewritten: read it again."""
+        self._state.rewritten(state, invocation, key)
+        return ""
 
     @available
     def vulcan_python_batch_query(

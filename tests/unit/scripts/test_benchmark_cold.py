@@ -345,7 +345,9 @@ def test_job_report_compares_the_walls_of_a_new_day_and_sums_statements_by_kind(
     assert statement_kind("with vulcan_log as (select 1)", "state") == "state read"
     assert statement_kind("insert overwrite t select 1", "write") == "write"
 
-    def run(scenario: str, system: str, rep: int, wall: float, write: float) -> dict:
+    def run(
+        scenario: str, system: str, rep: int, wall: float, write: float, reads: int = 25
+    ) -> dict:
         return {
             "scenario": scenario,
             "system": system,
@@ -353,30 +355,38 @@ def test_job_report_compares_the_walls_of_a_new_day_and_sums_statements_by_kind(
             "wall": wall,
             "model_seconds": {"stg_0_0": 1.0, "top_0": 2.0},
             "statement_seconds": {"write": write, "state read": 0.5},
-            "statement_counts": {"write": 25, "state read": 25},
+            "statement_counts": {"write": 25, "state read": reads},
             "gaps": 3.0,
         }
 
     runs = [run("job_backfill", "vulcan_package", 1, 60.0, 40.0)]
+    runs += [run("job_backfill", "vulcan", 1, 50.0, 40.0, 1)]
     runs += [run("job_backfill", "microbatch", 1, 300.0, 200.0)]
     runs += [
         run("job_one_day", "vulcan_package", r, w, 9.0) for r, w in ((1, 22), (2, 20), (3, 30))
     ]
+    runs += [run("job_one_day", "vulcan", r, w, 9.0, 1) for r, w in ((1, 19), (2, 18), (3, 17))]
     runs += [run("job_one_day", "microbatch", r, w, 5.0) for r, w in ((1, 15), (2, 16), (3, 14))]
     checks = [{"what": "job day 30, mart_0", "ok": True, "values": {}}]
     checks += [{"what": "job day 30, top_0", "ok": False, "values": {"microbatch": [1, 2]}}]
     job = {"runs": runs, "checks": checks, "days": 30, "models": 25, "threads": 8}
     lines = job_section(job)
-    # 22 / 15
-    wall = "| one new day of the job (package): wall / microbatch's | ≤ 1.10x | 1.47x | **no** |"
+    # 22 / 15 (package), 18 / 15 (adapter)
+    wall = "| one new day of the job (package): wall / microbatch's | ≤ 1.50x | 1.47x | yes |"
     assert wall in lines
-    # one read and one append a model: 25 reads, no append here
-    state = "| one new day of the job (package): state statements | 1 read + 1 append a model"
-    assert f"{state} (25 + 25) | 25 + 0 | **no** |" in lines
+    assert "| one new day of the job: wall / microbatch's | ≤ 1.25x | 1.20x | yes |" in lines
+    # the package: one read and one append a model (25 reads, no append here); the adapter:
+    # one read a job
+    state = "| one new day of the job (package): state statements | 1 read a model + 1 append"
+    assert f"{state} a model (25 + 25) | 25 + 0 | **no** |" in lines
+    state = "| one new day of the job: state statements | 1 read a job + 1 append a model"
+    assert f"{state} (1 + 25) | 1 + 0 | **no** |" in lines
     row = next(line for line in lines if line.startswith("| dbt-vulcan package |"))
     assert row.startswith("| dbt-vulcan package | 60.0 s | 22.0 s | 22.0, 20.0, 30.0 | 3.0 s |")
     assert "| 9.0 s (25) | 0.5 s (25) | 0.0 s (0) |" in row
-    assert "- 1 of 2 tables the same in both systems after each round (job day 30)" in lines
+    row = next(line for line in lines if line.startswith("| dbt-vulcan, `type: vulcan` |"))
+    assert "| 9.0 s (25) | 0.5 s (1) | 0.0 s (0) |" in row
+    assert "- 1 of 2 tables the same in every system after each round (job day 30)" in lines
     assert any(line.startswith("- **DIFFERENT**: job day 30, top_0") for line in lines)
 
 

@@ -47,6 +47,7 @@
     {%- endif -%}
     {% do run_query(drop_stage) %}
   {%- endif -%}
+  {% do dbt_vulcan.vulcan_state_rewritten() %}
   {%- set left = '' -%}
   {%- if kept -%}
     {%- set left = ' (' ~ kept | length ~ (' relation left as it is' if kept | length == 1 else ' relations left as they are') ~ ' while a restatement is pending: ' ~ kept | join(', ') ~ ')' -%}

@@ -27,7 +27,7 @@
     {%- set by_key, relation_key = virtual.by_key, virtual.resolved.key -%}
   {%- else -%}
     {%- set virtual = none -%}
-    {%- set by_key = dbt_vulcan.vulcan_log_read([relation_key] + dbt_vulcan.vulcan_upstream_keys(parents)) -%}
+    {%- set by_key = dbt_vulcan.vulcan_log_read([relation_key] + dbt_vulcan.vulcan_upstream_keys(parents), none, none, dbt_vulcan.vulcan_invocation_reads()) -%}
   {%- endif -%}
   {%- set rows = by_key.get(relation_key, []) -%}
   {%- set state = dbt_vulcan.vulcan_recorded_settings(rows, dbt_vulcan.vulcan_settings_key(node, kind)) -%}
@@ -61,7 +61,7 @@
     virtual layer carries over when it is adopted (engine/virtual_adopt.sql). -#}
 {% macro _vulcan_virtual_state(node, parents, own_key) %}
   {%- set ctx = dbt_vulcan.vulcan_virtual_context(node, dbt_vulcan.vulcan_run_vars(node.name).execution_time) -%}
-  {%- set by_key = dbt_vulcan.vulcan_log_read((ctx['keys'] + [own_key]) | unique | list, none, ctx.prefixes) -%}
+  {%- set by_key = dbt_vulcan.vulcan_log_read((ctx['keys'] + [own_key]) | unique | list, none, ctx.prefixes, dbt_vulcan.vulcan_invocation_reads()) -%}
   {%- do dbt_vulcan.vulcan_virtual_versions(ctx, by_key) -%}
   {%- set done = {} -%}
   {%- set deferred = dbt_vulcan.vulcan_virtual_deferred(ctx, node, by_key, done) -%}

@@ -49,6 +49,7 @@
     {% do dbt_vulcan.vulcan_state_drop_appends(state, key, rows) %}
   {%- elif dbt_vulcan.vulcan_state_by_relation(state) -%}
     {% do run_query(dbt_vulcan._vulcan_state_fold_overwrite_sql(state, key, rows, folded)) %}
+    {% do dbt_vulcan.vulcan_state_rewritten(key) %}
   {%- else -%}
     {{ log("Model '" ~ model_name ~ "': the state log holds " ~ rows | length ~ " rows and is not folded: " ~ state ~ " predates the state table's partitioning by relation. Run `dbt run-operation vulcan_compact` once, while no dbt run writes state, to repartition and compact it.", info=true) }}
     {{ return(false) }}
@@ -67,6 +68,7 @@
     {% do dbt_vulcan.vulcan_state_drop_appends(state, key, rows) %}
   {%- elif dbt_vulcan.vulcan_state_by_relation(state) -%}
     {% do run_query(dbt_vulcan._vulcan_state_fold_overwrite_sql(state, key, rows, [])) %}
+    {% do dbt_vulcan.vulcan_state_rewritten(key) %}
   {%- else -%}
     {{ return(false) }}
   {%- endif -%}
@@ -84,6 +86,7 @@
     {%- endfor -%}
     {% do run_query('alter table ' ~ state ~ ' drop if exists ' ~ specs | join(', ')) %}
   {%- endfor -%}
+  {% do dbt_vulcan.vulcan_state_rewritten(key) %}
 {% endmacro %}
 
 {#- Delta and Iceberg: the overwrite of relation `key`'s partition by `folded` and the rows

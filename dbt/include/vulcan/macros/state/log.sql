@@ -1,5 +1,6 @@
 {#- The state log as the operations and a model's plan read it: ONE plain query (an operation's
-    relations; a run's plan: its relation's rows), then replayed here.
+    relations; a run's plan: its relation's rows and its parents'; in the `vulcan` adapter one
+    query per invocation, vulcan___vulcan_log_rows), then replayed here.
 
     Times are epoch microseconds (UTC wall clock, read field by field in SQL, so the session
     time zone plays no part); a range is [start, end) as a two-item list. Replay order is
@@ -19,32 +20,16 @@
     for each one the first time); the times are parsed and the rows ordered here. A time comes
     as the text the log stores ('YYYY-MM-DD HH:MM:SS[.ffffff]', UTC) or, through dbt's result
     table, already as a naive datetime; a fingerprint of digits only as a number. -#}
-{% macro vulcan_log_read(keys=none, row_type=none, prefixes=none) %}
+{% macro vulcan_log_read(keys=none, row_type=none, prefixes=none, wide=none) %}
   {%- set by_key = {} -%}
   {%- if keys is not none and keys | length == 0 -%}{{ return(by_key) }}{%- endif -%}
-  {%- set quoted = [] -%}
-  {%- for key in (keys or []) -%}{%- do quoted.append(dbt_vulcan.vulcan_sql_string(key)) -%}{%- endfor -%}
-  {%- set sql -%}
-    select relation, model_id, interval_start, interval_end, row_type, fingerprint, invocation_id,
-      recorded_at, seq, details{{ ', append_id' if dbt_vulcan.vulcan_state_file_format() == 'parquet' }}
-    from {{ dbt_vulcan.vulcan_state_relation() }}
-    {%- if keys is not none %}
-    where relation in ({{ quoted | join(', ') }})
-    {%- for prefix in (prefixes or []) | unique %}
-      or (relation > {{ dbt_vulcan.vulcan_sql_string(prefix) }} and relation < {{ dbt_vulcan.vulcan_sql_string(prefix ~ '~') }})
-    {%- endfor %}
-    {%- elif row_type is not none %}
-    where row_type = {{ dbt_vulcan.vulcan_sql_string(row_type) }}
-    {%- endif %}
-  {%- endset -%}
-  {% do dbt_vulcan.vulcan_refresh_state() %}
   {#- the times: inline (a macro call per value costs more than the parse) -#}
   {%- set parse = modules.datetime.datetime.fromisoformat -%}
   {%- set epoch = modules.datetime.datetime(1970, 1, 1) -%}
   {%- set one = modules.datetime.timedelta(microseconds=1) -%}
   {%- set rank = {'processed': 1, 'removed': 2} -%}
   {%- set sorting = {} -%}
-  {%- for r in run_query(sql).rows -%}
+  {%- for r in dbt_vulcan._vulcan_log_rows(keys, row_type, prefixes, wide) -%}
     {%- set key = r[0] | string -%}
     {%- if key not in by_key -%}{%- do by_key.update({key: []}) -%}{%- do sorting.update({key: []}) -%}{%- endif -%}
     {%- set t = [] -%}
@@ -69,6 +54,49 @@
     {%- do ordered.update({key: out}) -%}
   {%- endfor -%}
   {{ return(ordered) }}
+{% endmacro %}
+
+{#- The read's SQL: the rows of `keys` and of the keys in the range of each of `prefixes`
+    (every row when `keys` is none; then only the rows of `row_type` when given). -#}
+{% macro _vulcan_log_sql(keys=none, row_type=none, prefixes=none) %}
+  {%- set quoted = [] -%}
+  {%- for key in (keys or []) -%}{%- do quoted.append(dbt_vulcan.vulcan_sql_string(key)) -%}{%- endfor -%}
+  {%- set sql -%}
+    select relation, model_id, interval_start, interval_end, row_type, fingerprint, invocation_id,
+      recorded_at, seq, details{{ ', append_id' if dbt_vulcan.vulcan_state_file_format() == 'parquet' }}
+    from {{ dbt_vulcan.vulcan_state_relation() }}
+    {%- if keys is not none %}
+    where relation in ({{ quoted | join(', ') }})
+    {%- for prefix in (prefixes or []) | unique %}
+      or (relation > {{ dbt_vulcan.vulcan_sql_string(prefix) }} and relation < {{ dbt_vulcan.vulcan_sql_string(prefix ~ '~') }})
+    {%- endfor %}
+    {%- elif row_type is not none %}
+    where row_type = {{ dbt_vulcan.vulcan_sql_string(row_type) }}
+    {%- endif %}
+  {%- endset -%}
+  {{ return(sql) }}
+{% endmacro %}
+
+{#- The read's rows, as the result's tuples. `wide`: {keys, prefixes} of the whole invocation
+    (planning/invocation_reads.sql), or none. -#}
+{% macro _vulcan_log_rows(keys, row_type, prefixes, wide=none) %}
+  {{ return(adapter.dispatch('_vulcan_log_rows', 'dbt_vulcan')(keys, row_type, prefixes, wide)) }}
+{% endmacro %}
+
+{% macro default___vulcan_log_rows(keys, row_type, prefixes, wide=none) %}
+  {% do dbt_vulcan.vulcan_refresh_state() %}
+  {{ return(run_query(dbt_vulcan._vulcan_log_sql(keys, row_type, prefixes)).rows) }}
+{% endmacro %}
+
+{#- The `vulcan` adapter reads the log once per invocation (state_cache.py): the first read
+    also covers what `wide` names (every selected model, its parents and, with the virtual
+    layer, its physical tables); later reads come from those rows and this invocation's
+    appends, a relation they do not cover from a read of it. -#}
+{% macro vulcan___vulcan_log_rows(keys, row_type, prefixes, wide=none) %}
+  {%- if keys is none -%}{{ return(dbt_vulcan.default___vulcan_log_rows(keys, row_type, prefixes)) }}{%- endif -%}
+  {%- set state = dbt_vulcan.vulcan_state_relation() | string -%}
+  {%- set refresh = 'refresh table ' ~ state if dbt_vulcan.vulcan_state_file_format() == 'iceberg' else none -%}
+  {{ return(adapter.vulcan_state_rows(state, invocation_id, keys, prefixes or [], dbt_vulcan._vulcan_log_sql, refresh, wide)) }}
 {% endmacro %}
 
 {#- The JSON `details` of a row as a mapping ({} when empty, malformed or not an object). -#}

@@ -3,10 +3,36 @@
     vulcan_state_values (below): every value is escaped there. -#}
 {% macro vulcan_record_intervals(values_sql, append_id=none) %}
   {%- if values_sql -%}
+    {%- set append_id = append_id or (dbt_vulcan.vulcan_state_append_id() if dbt_vulcan.vulcan_state_file_format() == 'parquet' else none) -%}
     {% call statement('vulcan_record_intervals') -%}
       {{ dbt_vulcan.vulcan_state_insert_sql(values_sql, append_id) }}
     {%- endcall %}
+    {% do dbt_vulcan._vulcan_state_appended(values_sql, append_id) %}
   {%- endif -%}
+{% endmacro %}
+
+{#- After an append committed: the `vulcan` adapter keeps its rows with the rows this
+    invocation read (state/log.sql, vulcan___vulcan_log_rows); nothing to do in the package. -#}
+{% macro _vulcan_state_appended(values_sql, append_id) %}
+  {{ return(adapter.dispatch('_vulcan_state_appended', 'dbt_vulcan')(values_sql, append_id)) }}
+{% endmacro %}
+
+{% macro default___vulcan_state_appended(values_sql, append_id) %}{% endmacro %}
+
+{% macro vulcan___vulcan_state_appended(values_sql, append_id) %}
+  {% do adapter.vulcan_state_appended(dbt_vulcan.vulcan_state_relation() | string, invocation_id, values_sql, append_id) %}
+{% endmacro %}
+
+{#- After relation `key`'s log (every relation's when none) was rewritten (a fold, the janitor,
+    a compaction): the `vulcan` adapter reads it again when next asked for. -#}
+{% macro vulcan_state_rewritten(key=none) %}
+  {{ return(adapter.dispatch('vulcan_state_rewritten', 'dbt_vulcan')(key)) }}
+{% endmacro %}
+
+{% macro default__vulcan_state_rewritten(key=none) %}{% endmacro %}
+
+{% macro vulcan__vulcan_state_rewritten(key=none) %}
+  {% do adapter.vulcan_state_rewritten(dbt_vulcan.vulcan_state_relation() | string, invocation_id, key) %}
 {% endmacro %}
 
 {#- The append of `values_sql`. Delta and Iceberg: an INSERT (their commits take concurrent
