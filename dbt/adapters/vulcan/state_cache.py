@@ -49,11 +49,10 @@ class _Log:
         return key in self.keys or any(in_prefix(key, p) for p in self.prefixes)
 
     def covers_prefix(self, prefix: str) -> bool:
-        if any(in_prefix(key, prefix) or key == prefix for key in self.stale):
+        if any(in_prefix(key, prefix) for key in self.stale):
             return False
-        return prefix in self.prefixes or any(
-            prefix.startswith(p) and prefix != p for p in self.prefixes
-        )
+        # the request's range inside a covered one
+        return any(p <= prefix and prefix + "~" <= p + "~" for p in self.prefixes)
 
     def answer(self, keys: Sequence[str], prefixes: Sequence[str]) -> list[Row] | None:
         if not all(self.covers(k) for k in keys) or not all(

@@ -100,10 +100,14 @@ def test_a_prefix_is_the_reads_range() -> None:
     # a longer prefix inside a covered one is covered
     assert cache.rows("st", "inv", [], ["s.m__v2"], log.read) == [row("s.m__v2__dev", 1)]
     assert len(log.reads) == 1
+    # one whose range reaches past the covered one's end is not
+    log.rows.append(row("s.m__~!", 1))
+    assert cache.rows("st", "inv", [], ["s.m__~"], log.read) == [row("s.m__~!", 1)]
+    assert len(log.reads) == 2
     # a key rewritten inside a covered range: the range is read again
     cache.rewritten("st", "inv", "s.m__v1")
     cache.rows("st", "inv", [], ["s.m__"], log.read)
-    assert len(log.reads) == 2
+    assert len(log.reads) == 3
 
 
 def test_an_appends_values_come_back_as_written() -> None:
@@ -114,8 +118,8 @@ def test_an_appends_values_come_back_as_written() -> None:
     assert parse_values(values) == [(t, "x", n) for n, t in enumerate(texts)]
 
 
-KEYS = ["s.a", "s.b", "s.b__v1", "s.b__v2", "s.c", "s.c__v1__dev"]
-PREFIXES = ["s.b__", "s.c__", "s.c__v1"]
+KEYS = ["s.a", "s.b", "s.b__v1", "s.b__v2", "s.c", "s.c__v1__dev", "s.c__~!", "s.c__~"]
+PREFIXES = ["s.b__", "s.c__", "s.c__v1", "s.c__~"]
 
 operation = st.one_of(
     st.tuples(
