@@ -120,18 +120,10 @@ class FakeAdapter:
     def vulcan_state_wide_read_done(self, state: str, invocation: str) -> bool:
         return self.wide_read_done
 
-    def vulcan_state_rows(
-        self,
-        state: str,
-        invocation: str,
-        keys: list[str],
-        prefixes: list[str],
-        sql_of: Any,
-        refresh: str | None,
-        wide: Any,
-    ) -> list[Any]:
-        """The read itself, every time (the rows kept between reads: state_cache.py and its
-        unit tests, and the functional tests on Spark)."""
+    def vulcan_state_rows(self, *args: Any) -> list[Any]:
+        """VulcanAdapter.vulcan_state_rows's read itself, every time (the rows kept between
+        reads: state_cache.py and its unit tests, and the functional tests on Spark)."""
+        keys, prefixes, sql_of, refresh = args[2:6]
         if refresh:
             self._harness.context["run_query"](refresh)
         return list(self._harness.context["run_query"](sql_of(keys, None, prefixes)).rows)
