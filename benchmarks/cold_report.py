@@ -11,8 +11,9 @@ read and one state append, each a Spark statement; the state stays in the wareho
   run's own read and append + 0.10 s; the unique key's MERGE <= dbt's merge's
   (`skip_unchanged_rows` true); tracked <= 2.0x dbt's merge of the whole snapshot, flat from
   1M to 10M rows within the run's spread;
-- the 25-model daily job: wall <= 1.25x microbatch's (adapter: one state read a job, one append
-  a model), <= 1.50x (package: one read and one append a model).
+- the 25-model daily job: wall <= 1.25x microbatch's (adapter: one state read a job, at most
+  one append a model: the appends of models that end together are committed in one
+  statement), <= 1.50x (package: one read and one append a model).
 """
 
 from __future__ import annotations
@@ -604,7 +605,9 @@ def job_section(job: dict[str, Any]) -> list[str]:
         "`dbt run` of the whole job (medians). Model times are summed over the models (they "
         "overlap under eight threads); the statements' seconds are summed by kind from dbt's "
         f"log. dbt-vulcan's state table: {job.get('state_format', 'parquet')}. The adapter "
-        "reads the state log once per invocation, the package once per model.",
+        "reads the state log once per invocation, the package once per model; the adapter "
+        "commits the appends of models that end together in one statement, run by one of "
+        "them (the others' wait for it counts in their gaps).",
         "",
     ]
     base = med("job_one_day", "microbatch", lambda r: r["wall"])
@@ -629,10 +632,16 @@ def job_section(job: dict[str, Any]) -> list[str]:
             ],
             [
                 f"one new day of the job{mode}: state statements",
-                ("1 read a job" if system == "vulcan" else "1 read a model")
-                + f" + 1 append a model ({want_reads} + {models})",
+                (
+                    f"1 read a job + at most 1 append a model (1 + ≤ {models})"
+                    if system == "vulcan"
+                    else f"1 read a model + 1 append a model ({models} + {models})"
+                ),
                 f"{reads:.0f} + {appends:.0f}",
-                _ok(reads == want_reads and appends == models),
+                _ok(
+                    reads == want_reads
+                    and (0 < appends <= models if system == "vulcan" else appends == models)
+                ),
             ],
         ]
     lines += _table(["goal", "target", "measured", "met"], goals)

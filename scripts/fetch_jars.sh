@@ -51,4 +51,16 @@ else
   fetch delta
 fi
 if [ -n "$iceberg" ]; then fetch iceberg "org.apache.iceberg:$iceberg_artifact:$iceberg"; else fetch iceberg; fi
-echo "fetch_jars: Spark $spark_version, Delta ${delta:-none}, Iceberg ${iceberg:-none} in ${VULCAN_JARS_DIR:-.vulcan/jars}/"
+# Spark 4's distribution leaves out Hive's llap-common, which Hive's function registry loads when
+# the Thrift server (scripts/spark_server.sh) closes a session on some handler threads: without
+# it the thread dies on NoClassDefFoundError (LlapSigner$Signable) and the client reads 0 bytes
+# (SPARK-51041 added it back to Spark's own Thrift server tests). The test server puts it on
+# its class path; the version is the bundled Hive's.
+spark_jars=$("$py" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
+hive=$(find "$spark_jars" -name 'hive-exec-*-core.jar' -printf '%f\n' | sed -n 's/^hive-exec-\(.*\)-core\.jar$/\1/p' | head -1)
+if [ -n "$hive" ] && [ -z "$(find "$spark_jars" -name 'hive-llap-common-*.jar')" ]; then
+  fetch hive "org.apache.hive:hive-llap-common:$hive"
+else
+  fetch hive
+fi
+echo "fetch_jars: Spark $spark_version, Delta ${delta:-none}, Iceberg ${iceberg:-none}, Hive llap-common ${hive:-none} in ${VULCAN_JARS_DIR:-.vulcan/jars}/"

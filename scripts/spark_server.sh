@@ -80,6 +80,10 @@ start_server() {
     echo "spark_server: no Delta jars in .vulcan/jars/delta: run bash scripts/fetch_jars.sh" >&2
     exit 1
   fi
+  # Hive's llap-common when Spark leaves it out (scripts/fetch_jars.sh): a session's close
+  # loads Hive's function registry, which needs it
+  local hive_jars
+  hive_jars=$(find "$root/.vulcan/jars/hive" -name '*.jar' 2>/dev/null | sort | paste -sd: -)
   mkdir -p "$dir/logs" "$dir/conf" "$dir/work" "$dir/tmp"
   local master_port worker_port thrift_port
   master_port=$(free_port)
@@ -113,7 +117,7 @@ spark.locality.wait                   0s
 spark.sql.session.timeZone            UTC
 spark.sql.warehouse.dir               $dir/warehouse
 spark.hadoop.javax.jdo.option.ConnectionURL  jdbc:derby:;databaseName=$dir/metastore_db;create=true
-spark.driver.extraClassPath           $delta_jars
+spark.driver.extraClassPath           $delta_jars${hive_jars:+:$hive_jars}
 spark.executor.extraClassPath         $delta_jars
 spark.sql.extensions                  io.delta.sql.DeltaSparkSessionExtension
 spark.sql.catalog.spark_catalog       org.apache.spark.sql.delta.catalog.DeltaCatalog

@@ -128,6 +128,13 @@ class FakeAdapter:
             self._harness.context["run_query"](refresh)
         return list(self._harness.context["run_query"](sql_of(keys, None, prefixes)).rows)
 
+    def vulcan_state_append(self, *args: Any) -> str:
+        """VulcanAdapter.vulcan_state_append's statement, alone: recorded as the package's is
+        (statements committed together: group_commit.py and its unit tests)."""
+        head, body = args[2:4]
+        self._harness.statements.append(squash(head + body))
+        return ""
+
     def dispatch(self, name: str, macro_namespace: str | None = None) -> Any:
         for prefix in PREFIXES[self._harness.adapter_type]:
             found = self._harness.context.get(f"{prefix}__{name}")

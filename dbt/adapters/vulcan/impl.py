@@ -18,12 +18,15 @@ from dataclasses import field, make_dataclass
 from typing import Any, TypeAlias
 
 from dbt.adapters.base import available
+from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.vulcan import config_keys, jinja_cache, python_models, state_cache
+from dbt.adapters.vulcan import config_keys, group_commit, jinja_cache, python_models, state_cache
 from dbt.adapters.vulcan.connections import VulcanConnectionManager
 from dbt.adapters.vulcan.timeutil import VulcanConfigError, now_utc
+
+logger = AdapterLogger("Vulcan")
 
 # Every model config key dbt-vulcan reads, for dbt's config machinery: from the one declaration
 # (macros/config/config_keys.sql; README documents each).
@@ -68,6 +71,7 @@ class VulcanAdapter(SparkAdapter):
         self._vulcan_now = now_utc()
         self._python_models = python_models.PythonModels()
         self._state = state_cache.StateCache()
+        self._appends = group_commit.AppendQueues()
 
     @classmethod
     def type(cls) -> str:
@@ -210,11 +214,22 @@ class VulcanAdapter(SparkAdapter):
         )
 
     @available
-    def vulcan_state_appended(
-        self, state: str, invocation: str, values_sql: str, append_id: str | None
+    def vulcan_state_append(
+        self,
+        state: str,
+        invocation: str,
+        head: str,
+        body: str,
+        values_sql: str,
+        append_id: str | None,
     ) -> str:
-        """The rows an append of this invocation just committed (the VALUES of
-        state/record_intervals.sql), kept with the rows read."""
+        """Appends `values_sql` to the state log (state/record_intervals.sql renders the
+        INSERT's `head` and this append's `body`), committed with the appends other threads
+        make meanwhile (group_commit.py); once committed, its rows are kept with the rows
+        this invocation read."""
+        together = self._appends.of(state).append(head, body, self.execute)
+        if together > 1:
+            logger.debug(f"state append committed with {together - 1} other(s) in one statement")
         rows = state_cache.parse_values(values_sql)
         if append_id:
             rows = [(*row, append_id) for row in rows]

@@ -17,7 +17,7 @@ PAGES = [
     # the daily model's part (with `--full-refresh`), then every kind and the job, environments
     (["cold-daily-2026-12-06.json", "cold-2026-12-03.json", ENVIRONMENTS], [], "benchmarks.md"),
     (
-        ["thrift-2026-12-03.json", "thrift-job-2026-12-06.json"],
+        ["thrift-2026-12-03.json", "thrift-job-2026-12-07.json"],
         ["--target", "thrift"],
         "benchmarks-thrift.md",
     ),

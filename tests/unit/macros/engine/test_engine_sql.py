@@ -204,6 +204,41 @@ def test_parquet_appends_each_get_their_own_partition(h: Harness) -> None:
     assert ids[0] != ids[1] and all(i.startswith(INVOCATION_ID + "-") for i in ids)
 
 
+def test_appends_committed_together_are_one_insert_of_their_bodies(h: Harness) -> None:
+    """The `vulcan` adapter joins the appends its threads make together (group_commit.py):
+    the head they share, each append's body (on parquet with its own id)."""
+    import sqlglot
+    from sqlglot import exp
+
+    from dbt.adapters.vulcan.group_commit import group_sql
+
+    for file_format in ("parquet", "delta"):
+        h.context["target"] = {**h.context["target"], "state_file_format": file_format}
+        try:
+            head = h.call("_vulcan_state_insert_head")
+            bodies = [
+                h.call("_vulcan_state_insert_body", f"('s.{t}', 'm', {n})", f"id-{t}")
+                for n, t in enumerate("ab")
+            ]
+            h.call("vulcan_record_intervals", "('s.a', 'm', 0)", "id-a")
+        finally:
+            h.context["target"] = {**h.context["target"], "state_file_format": "parquet"}
+        assert squash(head + bodies[0]) == h.statements[-1]  # an append alone: as before
+        if file_format == "delta":  # Spark's VALUES is a query term (sqlglot parses none)
+            assert squash(group_sql(head, bodies)) == (
+                "insert into vulcan_state.vulcan_intervals values ('s.a', 'm', 0) "
+                "union all values ('s.b', 'm', 1)"
+            )
+            continue
+        insert = sqlglot.parse_one(group_sql(head, bodies), read="spark")
+        assert isinstance(insert, exp.Insert) and isinstance(insert.expression, exp.Union)
+        assert insert.args.get("overwrite")
+        assert insert.this.sql("spark").startswith("vulcan_state.vulcan_intervals")
+        joined = insert.expression.sql("spark")
+        assert "'s.a'" in joined and "'s.b'" in joined
+        assert "'id-a'" in joined and "'id-b'" in joined
+
+
 def test_record_intervals_appends_escaped_rows(h: Harness) -> None:
     rows = h.call(
         "vulcan_state_values",

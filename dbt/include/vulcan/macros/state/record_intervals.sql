@@ -4,23 +4,26 @@
 {% macro vulcan_record_intervals(values_sql, append_id=none) %}
   {%- if values_sql -%}
     {%- set append_id = append_id or (dbt_vulcan.vulcan_state_append_id() if dbt_vulcan.vulcan_state_file_format() == 'parquet' else none) -%}
-    {% call statement('vulcan_record_intervals') -%}
-      {{ dbt_vulcan.vulcan_state_insert_sql(values_sql, append_id) }}
-    {%- endcall %}
-    {% do dbt_vulcan._vulcan_state_appended(values_sql, append_id) %}
+    {% do dbt_vulcan._vulcan_state_append(dbt_vulcan._vulcan_state_insert_head(), dbt_vulcan._vulcan_state_insert_body(values_sql, append_id), values_sql, append_id) %}
   {%- endif -%}
 {% endmacro %}
 
-{#- After an append committed: the `vulcan` adapter keeps its rows with the rows this
-    invocation read (state/log.sql, vulcan___vulcan_log_rows); nothing to do in the package. -#}
-{% macro _vulcan_state_appended(values_sql, append_id) %}
-  {{ return(adapter.dispatch('_vulcan_state_appended', 'dbt_vulcan')(values_sql, append_id)) }}
+{#- The append's statement: its own in the package. The `vulcan` adapter commits the appends
+    of its threads that come together in one statement (group_commit.py), returning once this
+    one's rows are committed, and keeps them with the rows this invocation read (state/log.sql,
+    vulcan___vulcan_log_rows). -#}
+{% macro _vulcan_state_append(head, body, values_sql, append_id) %}
+  {{ return(adapter.dispatch('_vulcan_state_append', 'dbt_vulcan')(head, body, values_sql, append_id)) }}
 {% endmacro %}
 
-{% macro default___vulcan_state_appended(values_sql, append_id) %}{% endmacro %}
+{% macro default___vulcan_state_append(head, body, values_sql, append_id) %}
+  {% call statement('vulcan_record_intervals') -%}
+    {{ head ~ body }}
+  {%- endcall %}
+{% endmacro %}
 
-{% macro vulcan___vulcan_state_appended(values_sql, append_id) %}
-  {% do adapter.vulcan_state_appended(dbt_vulcan.vulcan_state_relation() | string, invocation_id, values_sql, append_id) %}
+{% macro vulcan___vulcan_state_append(head, body, values_sql, append_id) %}
+  {% do adapter.vulcan_state_append(dbt_vulcan.vulcan_state_relation() | string, invocation_id, head, body, values_sql, append_id) %}
 {% endmacro %}
 
 {#- After relation `key`'s log (every relation's when none) was rewritten (a fold, the janitor,
@@ -40,18 +43,28 @@
     and the moment, unique: a model's appends are sequential statements), written by dynamic
     partition overwrite into a partition no one else writes (create_state_table.sql); a
     caller that keeps the rows it appends (the settle of a stopped run's writes, which a fold
-    of the same run may drop again) names the append with vulcan_state_append_id first. -#}
-{% macro vulcan_state_insert_sql(values_sql, append_id=none) %}
+    of the same run may drop again) names the append with vulcan_state_append_id first.
+    The INSERT's head, which the appends of one statement share (group_commit.py): -#}
+{% macro _vulcan_state_insert_head() %}
   {%- set state = dbt_vulcan.vulcan_state_relation() -%}
+  {%- if dbt_vulcan.vulcan_state_file_format() != 'parquet' -%}
+    {{ return('insert into ' ~ state ~ ' ') }}
+  {%- endif -%}
+  {{ return('insert overwrite table ' ~ state ~ ' partition (relation, append_id)\n') }}
+{% endmacro %}
+
+{#- One append's rows after the head: `values ...`, or on parquet the select of them with the
+    append's id (several appends' bodies join with `union all`). -#}
+{% macro _vulcan_state_insert_body(values_sql, append_id=none) %}
   {%- set file_format = dbt_vulcan.vulcan_state_file_format() -%}
   {%- if file_format != 'parquet' -%}
-    {{ return('insert into ' ~ state ~ ' values ' ~ values_sql) }}
+    {{ return('values ' ~ values_sql) }}
   {%- endif -%}
   {%- set row = dbt_vulcan._vulcan_state_row() | map(attribute=0) | list -%}
   {%- set append_id = append_id or dbt_vulcan.vulcan_state_append_id() -%}
   {%- set names = dbt_vulcan.vulcan_state_columns(file_format) | map(attribute=0) | list -%}
   {%- set selected = names[:-1] + [dbt_vulcan.vulcan_sql_string(append_id)] -%}
-  {{ return('insert overwrite table ' ~ state ~ ' partition (relation, append_id)\nselect ' ~ selected | join(', ') ~ '\nfrom values ' ~ values_sql ~ '\nas vulcan_rows(' ~ row | join(', ') ~ ')') }}
+  {{ return('select ' ~ selected | join(', ') ~ '\nfrom values ' ~ values_sql ~ '\nas vulcan_rows(' ~ row | join(', ') ~ ')') }}
 {% endmacro %}
 
 {#- A new parquet append's id: the invocation and the moment (a model's appends are sequential
