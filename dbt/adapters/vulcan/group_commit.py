@@ -58,10 +58,11 @@ class AppendQueue:
             self._queued.append(mine)
             while self._running and not mine.done:
                 self._cond.wait()
-            if not mine.done:
+            leading = not mine.done  # no statement runs and none carried it: it leads
+            if leading:
                 self._running = True
                 batch, self._queued = self._queued, []
-        if not mine.done:
+        if leading:
             self._lead(head, batch, run)
         if mine.error is None:
             return mine.together

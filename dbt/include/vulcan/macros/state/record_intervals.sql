@@ -54,14 +54,14 @@
 {% endmacro %}
 
 {#- One append's rows after the head: `values ...`, or on parquet the select of them with the
-    append's id (several appends' bodies join with `union all`). -#}
-{% macro _vulcan_state_insert_body(values_sql, append_id=none) %}
+    append's id (vulcan_record_intervals chose it; several appends' bodies join with
+    `union all`). -#}
+{% macro _vulcan_state_insert_body(values_sql, append_id) %}
   {%- set file_format = dbt_vulcan.vulcan_state_file_format() -%}
   {%- if file_format != 'parquet' -%}
     {{ return('values ' ~ values_sql) }}
   {%- endif -%}
   {%- set row = dbt_vulcan._vulcan_state_row() | map(attribute=0) | list -%}
-  {%- set append_id = append_id or dbt_vulcan.vulcan_state_append_id() -%}
   {%- set names = dbt_vulcan.vulcan_state_columns(file_format) | map(attribute=0) | list -%}
   {%- set selected = names[:-1] + [dbt_vulcan.vulcan_sql_string(append_id)] -%}
   {{ return('select ' ~ selected | join(', ') ~ '\nfrom values ' ~ values_sql ~ '\nas vulcan_rows(' ~ row | join(', ') ~ ')') }}
