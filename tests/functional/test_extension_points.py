@@ -42,8 +42,8 @@ STRATEGIES = "\n".join(
 
 # the project's table creation: the package's, then a table property of its own
 CREATE = """
-{% macro spark__vulcan_create_empty_table(relation, sql, cfg, replace=false) %}
-  {% do dbt_vulcan.default__vulcan_create_empty_table(relation, sql, cfg, replace) %}
+{% macro spark__vulcan_create_empty_table(relation, sql, cfg, replace=false, columns=none) %}
+  {% do dbt_vulcan.default__vulcan_create_empty_table(relation, sql, cfg, replace, columns) %}
   {% do run_query("alter table " ~ relation ~ " set tblproperties ('created_by' = 'project')") %}
 {% endmacro %}
 """

@@ -122,7 +122,7 @@ def test_iceberg_range_the_log_does_not_know_is_deleted_first(h: Harness) -> Non
         (
             "parquet",
             False,
-            "create table s.t using parquet",
+            "create table s.t (`order_date` date, `v` string) using parquet",
             "options ('partitionOverwriteMode' = 'dynamic')",
         ),
         (
@@ -136,9 +136,9 @@ def test_iceberg_range_the_log_does_not_know_is_deleted_first(h: Harness) -> Non
     ],
 )
 def test_create_empty_table(h: Harness, fmt: str, replace: bool, head: str, options: str) -> None:
-    """Parquet: an empty CREATE TABLE AS SELECT. Delta and Iceberg: a column list from the
-    query's columns, no AS SELECT, so no empty data file is in the folder when the metastore
-    registers the table (and records its size)."""
+    """A column list from the query's columns, no AS SELECT: no job runs (parquet), no empty
+    data file is in the folder when the metastore registers the table (and records its size:
+    Delta, Iceberg)."""
     h.reset(config={"tblproperties": {"delta.appendOnly": "false"}} if fmt == "delta" else {})
     query = "select 1 as order_date, 'x' as v"
     h.query_results[f"describe query {query}"] = FakeResult(
@@ -150,14 +150,37 @@ def test_create_empty_table(h: Harness, fmt: str, replace: bool, head: str, opti
     assert sql.startswith(head)
     assert options in sql
     assert "partitioned by (`order_date`)" in sql
-    if fmt == "parquet":
-        assert h.statements[:-1] == []
-        assert sql.endswith(f"as select * from ({query}) as vulcan_schema where 1 = 0")
-    else:
-        assert h.statements[:-1] == [f"describe query {query}"]
-        assert " as select " not in sql
+    assert h.statements[:-1] == [f"describe query {query}"]
+    assert " as select " not in sql
     if fmt == "delta":  # dbt-spark's own clause, reached through the spark__ fallback
         assert "tblproperties ('delta.appendOnly' = 'false')" in sql
+
+
+def test_create_empty_table_takes_the_columns_the_caller_described(h: Harness) -> None:
+    """A rebuild's columns were read by the kind's check: not described a second time."""
+    cfg = {**CFG, "file_format": "parquet"}
+    columns = [{"name": "order_date", "dtype": "date"}, {"name": "v", "dtype": "decimal(10,2)"}]
+    h.call("vulcan_create_empty_table", relation(), "select 1", cfg, False, columns)
+    assert len(h.statements) == 1
+    assert squash(h.statements[0]).startswith(
+        "create table s.t (`order_date` date, `v` decimal(10,2)) using parquet"
+    )
+
+
+def test_create_empty_parquet_table_under_location_root_replaces_the_folder(h: Harness) -> None:
+    """An external parquet table's folder keeps a dropped table's files: created AS SELECT of
+    no rows, which replaces them (a column list would read them as its rows)."""
+    h.reset(config={"location_root": "/lake"})
+    h.query_results["set spark.sql.legacy.allowNonEmptyLocationInCTAS"] = FakeResult(
+        [("spark.sql.legacy.allowNonEmptyLocationInCTAS", "false")]
+    )
+    query = "select 1 as order_date, 'x' as v"
+    cfg = {**CFG, "file_format": "parquet", "location_root": "/lake"}
+    h.call("vulcan_create_empty_table", relation(), query, cfg, False)
+    create = next(squash(s) for s in h.statements if s.lstrip().startswith("create"))
+    assert create.startswith("create table s.t using parquet")
+    assert create.endswith(f"as select * from ({query}) as vulcan_schema where 1 = 0")
+    assert not any(s.startswith("describe query") for s in h.statements)
 
 
 def test_state_table_ddl_and_relation(h: Harness) -> None:

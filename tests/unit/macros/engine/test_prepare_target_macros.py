@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 
 from tests.support.macro_harness import TIME_RANGE_CFG as CFG
-from tests.support.macro_harness import Harness, appended_values, is_state_append, relation
+from tests.support.macro_harness import (
+    FakeResult,
+    Harness,
+    appended_values,
+    is_state_append,
+    relation,
+)
 
 
 def plan(has_state: bool = True) -> dict[str, Any]:
@@ -33,7 +39,12 @@ def h(monkeypatch: pytest.MonkeyPatch) -> Harness:
 
 def prepare(h: Harness, file_format: str, accumulating: bool = False, **kw: Any) -> list[str]:
     cfg = {**CFG, "file_format": file_format}
-    checked = {"extra": {"write_check": accumulating}}
+    # the query's columns, as the kind's check read them
+    checked = {
+        "extra": {"write_check": accumulating},
+        "query_columns": [{"name": "order_date", "dtype": "date"}],
+        **kw.get("checked", {}),
+    }
     created = h.call(
         "vulcan_prepare_target",
         relation(),
@@ -59,8 +70,8 @@ def test_parquet_table_is_dropped_and_created_after_one_removed_row(h: Harness) 
     assert "'removed'" in reset and '{"reset": true}' in reset
     rest = statements[1:]
     assert rest[0].startswith("drop table if exists s.t"), rest
-    assert rest[1].startswith("create table s.t"), rest
-    # nothing read to decide (no DESCRIBE), nothing truncated
+    assert rest[1].startswith("create table s.t (`order_date` date) using parquet"), rest
+    # nothing read to decide or create (no DESCRIBE: the check's columns), nothing truncated
     assert not [s for s in statements if s.startswith(("describe", "truncate"))]
 
 
@@ -89,3 +100,20 @@ def test_a_first_build_without_state_records_nothing(h: Harness) -> None:
     statements = prepare(h, "parquet", existing=None, has_state=False)
     assert appends(statements) == []
     assert statements[0].startswith("create table s.t"), statements
+
+
+def test_a_kind_creating_from_its_own_sql_gets_that_sql_described(h: Harness) -> None:
+    """The check's columns are the query's; a kind's `create_sql` (SCD type 2, tracked) adds
+    its own columns, so the table's are read from that SQL."""
+    own = "select 1 as order_date, cast(null as string) as h"
+    h.query_results[f"describe query {own}"] = FakeResult(
+        [("order_date", "date", None), ("h", "string", None)]
+    )
+    cfg = {**CFG, "file_format": "parquet"}
+    checked = {"query_columns": [{"name": "order_date", "dtype": "date"}], "create_sql": own}
+    h.call("vulcan_prepare_target", relation(), None, True, plan(False), cfg, own, checked)
+    statements = [" ".join(s.split()).lower() for s in h.statements]
+    assert statements[0] == f"describe query {own}"
+    assert statements[1].startswith(
+        "create table s.t (`order_date` date, `h` string) using parquet"
+    )

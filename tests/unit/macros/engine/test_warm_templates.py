@@ -43,12 +43,29 @@ def test_every_name_on_the_run_path_is_a_macro_of_the_package() -> None:
     )
 
 
-def test_warm_templates_compiles_every_listed_macro_once() -> None:
+def test_every_name_on_the_rebuild_path_is_a_macro_of_the_package_not_on_the_run_path() -> None:
+    harness = Harness()
+    names = harness.call("vulcan_rebuild_path_macros")
+    assert len(names) == len(set(names)) > 5
+    assert set(names) <= _defined(), set(names) - _defined()
+    assert not set(names) & set(harness.call("vulcan_run_path_macros"))
+    assert {"vulcan_create_empty_table", "vulcan_query_columns"} <= set(names)
+
+
+@pytest.mark.parametrize("rebuild", [False, True])
+def test_warm_templates_compiles_every_listed_macro_once(rebuild: bool) -> None:
     harness = Harness()
     names = harness.call("vulcan_run_path_macros")
+    if rebuild:
+        names += harness.call("vulcan_rebuild_path_macros")
     compiled: list[str] = []
-    harness.context.update({name: _Compiled(name, compiled) for name in names})
-    harness.call("vulcan_warm_templates")
+    harness.context.update(
+        {name: _Compiled(name, compiled) for name in harness.call("vulcan_rebuild_path_macros")}
+    )
+    harness.context.update(
+        {name: _Compiled(name, compiled) for name in harness.call("vulcan_run_path_macros")}
+    )
+    harness.call("vulcan_warm_templates", rebuild=rebuild)
     assert compiled == names
 
 
@@ -64,18 +81,19 @@ def _node(kind: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("threads", "vulcan_models", "calls"),
+    ("threads", "vulcan_models", "full_refresh", "calls"),
     [
-        (8, 2, ["create", "warm"]),
-        (8, 5, ["create", "warm"]),
-        (1, 5, ["create"]),  # one thread: nothing runs at once
-        (8, 1, ["create"]),  # one model: it compiles what it calls, no more
-        (None, 3, ["create"]),
-        (8, 0, []),
+        (8, 2, False, ["create", "warm"]),
+        (8, 5, True, ["create", "warm rebuild"]),
+        (1, 5, False, ["create", "warm"]),
+        # one model: its compile counted in the process's wall, not in the model's time
+        (8, 1, True, ["create", "warm rebuild"]),
+        (None, 3, False, ["create", "warm"]),
+        (8, 0, True, []),
     ],
 )
-def test_on_run_start_warms_when_two_models_of_the_kinds_can_start_together(
-    threads: int | None, vulcan_models: int, calls: list[str]
+def test_on_run_start_creates_the_state_table_and_warms_when_a_model_is_of_the_kinds(
+    threads: int | None, vulcan_models: int, full_refresh: bool, calls: list[str]
 ) -> None:
     harness = Harness()
     done: list[str] = []
@@ -84,12 +102,16 @@ def test_on_run_start_warms_when_two_models_of_the_kinds_can_start_together(
     harness.context.update(
         {
             "execute": True,
-            "flags": type("Flags", (), {"WHICH": "run", "EMPTY": False})(),
+            "flags": type(
+                "Flags", (), {"WHICH": "run", "EMPTY": False, "FULL_REFRESH": full_refresh}
+            )(),
             "selected_resources": ["model.p.plain", "seed.p.s", *sorted(nodes)],
             "graph": {"nodes": nodes},
             "target": {**harness.context["target"], "threads": threads},
             "vulcan_create_state_table": lambda: done.append("create") or "",
-            "vulcan_warm_templates": lambda: done.append("warm") or "",
+            "vulcan_warm_templates": lambda rebuild: (
+                done.append("warm rebuild" if rebuild else "warm") or ""
+            ),
         }
     )
     assert harness.call("vulcan_on_run_start") == ""

@@ -1,25 +1,30 @@
 {#- Creates (or, for delta/iceberg, atomically replaces) `relation` with the columns of `sql`
     and no rows: the batches then fill it. Creating empty and inserting is faster than a
     partitioned CREATE TABLE AS SELECT, which registers every partition in an extra job.
-    A delta or iceberg table is created from a column list (the query's columns, as Spark
-    describes them: vulcan_query_columns), not AS SELECT: an empty CREATE TABLE AS SELECT
-    still writes one empty data file, and a Hive metastore records the size of the folder it
-    finds at registration as the table's size for good (Delta's writes never update it), which
-    Spark's planner then prefers to Delta's own: a table grown to gigabytes planned as 373
-    bytes is broadcast whole into every join with it. Registered with no data file, the table
-    has no metastore size and Spark asks Delta for the current one. -#}
+    The table is created from a column list (the query's columns, as Spark describes them:
+    vulcan_query_columns; `columns` when the caller has them already), not AS SELECT:
+    - an empty CREATE TABLE AS SELECT still runs a job (0.3 to 1 s, where the column list
+      costs a metastore call);
+    - for Delta and Iceberg it writes one empty data file, and a Hive metastore records the
+      size of the folder it finds at registration as the table's size for good (Delta's
+      writes never update it), which Spark's planner then prefers to Delta's own: a table
+      grown to gigabytes planned as 373 bytes is broadcast whole into every join with it.
+      Registered with no data file, the table has no metastore size and Spark asks Delta
+      for the current one.
+    A parquet table under `location_root` is still created AS SELECT (below). -#}
 
-{% macro vulcan_create_empty_table(relation, sql, cfg, replace=false) %}
-  {{ return(adapter.dispatch('vulcan_create_empty_table', 'dbt_vulcan')(relation, sql, cfg, replace)) }}
+{% macro vulcan_create_empty_table(relation, sql, cfg, replace=false, columns=none) %}
+  {{ return(adapter.dispatch('vulcan_create_empty_table', 'dbt_vulcan')(relation, sql, cfg, replace, columns)) }}
 {% endmacro %}
 
-{% macro default__vulcan_create_empty_table(relation, sql, cfg, replace=false) %}
+{% macro default__vulcan_create_empty_table(relation, sql, cfg, replace=false, columns=none) %}
   {#- a parquet table under `location_root` is external: dropping it (a rebuild, a schema
-      change's rewrite) leaves its files, and Spark refuses CREATE TABLE AS SELECT into a
-      non-empty folder (dbt-spark's own `table` rebuild fails there). This CREATE replaces the
-      folder's files, as such a CREATE did before Spark 3.2, for this statement only (the
-      validator refuses a partitioned one: dropped partitions' files would come back). A
-      target that forbids the setting fails here, before the table is written. -#}
+      change's rewrite) leaves its files, which a table created from a column list would
+      read as its rows, and Spark refuses CREATE TABLE AS SELECT into a non-empty folder
+      (dbt-spark's own `table` rebuild fails there). Its CREATE is AS SELECT of no rows and
+      replaces the folder's files, as such a CREATE did before Spark 3.2, for this statement
+      only (the validator refuses a partitioned one: dropped partitions' files would come
+      back). A target that forbids the setting fails here, before the table is written. -#}
   {%- set into_folder = cfg.file_format == 'parquet' and cfg.get('location_root') -%}
   {%- set before = dbt_vulcan._vulcan_ctas_into_folder() if into_folder else none -%}
   {%- set options = config.get('options') or {} -%}
@@ -29,10 +34,11 @@
     {%- set options = dict(options, partitionOverwriteMode='dynamic') -%}
   {%- endif -%}
   {%- set table_format = cfg.file_format in ('delta', 'iceberg') -%}
-  {%- set columns = dbt_vulcan.vulcan_query_columns(sql) if table_format else [] -%}
+  {%- set listed = not into_folder -%}
+  {%- if listed and columns is none -%}{%- set columns = dbt_vulcan.vulcan_query_columns(sql) -%}{%- endif -%}
   {% call statement('vulcan_create_table') -%}
     {% if replace and table_format %}create or replace table{% else %}create table{% endif %} {{ relation }}
-    {%- if table_format %} (
+    {%- if listed %} (
       {%- for c in columns %}
       {{ dbt_vulcan.vulcan_column_sql(c.name, c.dtype) }}{{ ',' if not loop.last }}
       {%- endfor %}
@@ -54,7 +60,7 @@
     {{ dbt_vulcan.vulcan_location_clause(relation) }}
     {{ comment_clause() }}
     {{ tblproperties_clause() }}
-    {%- if not table_format %}
+    {%- if not listed %}
     as select * from (
       {{ sql }}
     ) as vulcan_schema where 1 = 0

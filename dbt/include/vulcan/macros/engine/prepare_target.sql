@@ -14,8 +14,9 @@
     A model whose write is not idempotent (an accumulating `when_matched`, refused on a dirty
     batch) also gets a `rebuilt` row once the table is empty, so a rebuild stopped half-way is
     finished by the next run (the planner: planning/plan_intervals.sql).
-    `checked`: what the kind's check returned (engine/materialize.sql): `extra.write_check`
-    (a write that is not idempotent). -#}
+    `checked`: what the kind's check returned (engine/materialize.sql): `query_columns` (the
+    columns of `schema_sql`, unless `create_sql` is set) and `extra.write_check` (a write that
+    is not idempotent). -#}
 {% macro vulcan_prepare_target(relation, existing_relation, rebuild, plan, cfg, schema_sql, checked={}) %}
   {%- if not rebuild -%}{{ return(false) }}{%- endif -%}
   {%- set accumulating = (checked.get('extra') or {}).get('write_check') -%}
@@ -27,7 +28,10 @@
   {%- if existing_relation is not none and not replace -%}
     {% do adapter.drop_relation(existing_relation) %}
   {%- endif -%}
-  {% do dbt_vulcan.vulcan_create_empty_table(relation, schema_sql, cfg, replace=replace) %}
+  {#- the query's columns, read by the kind's check, are the new table's unless the kind
+      creates it from SQL of its own (`create_sql`): not described twice -#}
+  {%- set columns = checked.get('query_columns') if not checked.get('create_sql') else none -%}
+  {% do dbt_vulcan.vulcan_create_empty_table(relation, schema_sql, cfg, replace=replace, columns=columns) %}
   {#- an enforced contract's constraints, on the empty table (engine/contract.sql) -#}
   {% do dbt_vulcan.vulcan_contract_constraints(relation, cfg) %}
   {#- the table is empty now: what was processed before it holds nothing (not dirty, for the

@@ -5,13 +5,14 @@
     about ten seconds between its state read and its write (measured with
     benchmarks/job.py). The package's on-run-start hook (vulcan_on_run_start) therefore
     compiles the run path's templates once, in the main thread, before the threads start,
-    when two or more selected dbt-vulcan models can start together (threads >= 2). A single
-    model, or one thread, compiles them where it calls them, as before.
+    whenever a selected model is a dbt-vulcan one (a single model's compile is then counted in
+    the process's wall, not in the model's time); with `rebuild` (a --full-refresh), also
+    the templates a rebuild adds.
 
     Only on dbt-core, where a package's macro has `get_template` (dbt v2 compiles its own
     way). In the `vulcan` adapter the same call reads the compiled code from its disk cache. -#}
-{% macro vulcan_warm_templates() %}
-  {%- for name in dbt_vulcan.vulcan_run_path_macros() -%}
+{% macro vulcan_warm_templates(rebuild=false) %}
+  {%- for name in dbt_vulcan.vulcan_run_path_macros() + (dbt_vulcan.vulcan_rebuild_path_macros() if rebuild else []) -%}
     {%- set macro = dbt_vulcan[name] -%}
     {%- if macro.get_template is defined -%}
       {%- do macro.get_template() -%}
@@ -57,6 +58,19 @@
 "vulcan_strftime_format", "_vulcan_summary", "vulcan_tags", "vulcan_time_literal",
 "vulcan_time_tokens", "_vulcan_unit_add", "vulcan_unit_floor", "vulcan_unit_geometry",
 "vulcan_upstream_keys", "vulcan_upstream_models", "vulcan_upstream_waits"]
+  {%- endset -%}
+  {{ return(fromjson(names)) }}
+{% endmacro %}
+
+{#- The macros a rebuild (a new table, a --full-refresh) adds to a steady run's: the query's
+    columns checked and described, the table created empty. -#}
+{% macro vulcan_rebuild_path_macros() %}
+  {%- set names -%}
+["vulcan_query_columns", "_vulcan_described_columns", "vulcan_check_columns",
+"vulcan_time_type", "vulcan_partition_key", "vulcan_create_empty_table",
+"default__vulcan_create_empty_table", "_vulcan_parquet_dynamic", "vulcan_column_sql",
+"vulcan_type_sql", "vulcan_cluster_by_clause", "vulcan_location_clause",
+"default__vulcan_location_clause", "vulcan_contract_constraints", "vulcan_columns_digest"]
   {%- endset -%}
   {{ return(fromjson(names)) }}
 {% endmacro %}
