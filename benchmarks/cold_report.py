@@ -139,15 +139,14 @@ def floor(runs: list[dict[str, Any]]) -> list[str]:
     return ["1 read + 1 append", measured, _ok(counts == [(1, 1)])]
 
 
-def within_floor(time: float, base: float, state: float, package: bool = False) -> list[str]:
+def within_floor(time: float, base: float, state: float, gaps: float) -> list[str]:
     """[target, measured, met]: a model time against base + its own read and append + slack.
-    A package run's time holds the package's compile (once per process, not measured apart):
-    a miss says so."""
+    A miss names the runs' unlogged gaps (median), where the time beyond the statements is."""
     limit = base + state + FLOOR_SLACK
     target = f"≤ {base:.2f} + {state:.2f} + {FLOOR_SLACK:.2f} = {limit:.2f} s"
     met = _ok(time <= limit)
-    if package and time > limit:
-        met += ", the compile in it"
+    if time > limit:
+        met += f", unlogged gaps {gaps:.2f} s"
     return [target, f"{time:.2f} s", met]
 
 
@@ -184,7 +183,7 @@ def goals(cold: dict[str, Any]) -> list[list[str]]:
                 [f"{name}{mode}: state statements", *floor(runs)],
                 [
                     f"{name}{mode}: model time ≤ {base_name} + own read and append + 0.10 s",
-                    *within_floor(time, base, state, system == "vulcan_package"),
+                    *within_floor(time, base, state, _median([_gaps(r) for r in runs])),
                 ],
             ]
             if scenario == "one_day":
@@ -290,9 +289,10 @@ GOALS = [
     "dbt counterpart. One new day is held to microbatch's write statements (a target reads "
     "`≤ counterpart + own read and append + 0.10 s`, medians of the runs below), its wall to "
     "1.05x microbatch's in adapter mode and 1.10x in package mode: the package compiles its "
-    "macros once per `dbt` process, which counts in the wall, not in a model run's 0.10 s. A "
-    "fresh process per run puts that compile inside its one model's time, where it is not "
-    'measured apart: a package row that misses says so ("the compile in it").',
+    "macros once per `dbt` process, which counts in the wall, not "
+    "in a model run's 0.10 s. A row that misses names the runs' unlogged gaps: Python and "
+    "Jinja between statements, and the fetch of the state read's rows (Spark runs a SELECT's "
+    "job when its rows are fetched; in a fresh process, the first job of its JVM).",
 ]
 
 
@@ -411,7 +411,7 @@ def kind_goals(
         rows.append(
             [
                 f"{label}{mode}: model time ≤ the counterpart's + own read and append + 0.10 s",
-                *within_floor(time, base_time, state, system == "vulcan_package"),
+                *within_floor(time, base_time, state, _median([_gaps(r) for r in daily])),
             ]
         )
         if pair == "unique_key":

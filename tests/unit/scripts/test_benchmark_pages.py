@@ -15,7 +15,7 @@ ENVIRONMENTS = "environments-2026-12-06.json"  # the environments part (benchmar
 # the results files of a page (a later run's parts added to the first's), its flags, the page
 PAGES = [
     # the daily model's part (with `--full-refresh`), then every kind and the job, environments
-    (["cold-daily-2026-12-06.json", "cold-2026-12-03.json", ENVIRONMENTS], [], "benchmarks.md"),
+    (["cold-daily-2026-12-07.json", "cold-2026-12-03.json", ENVIRONMENTS], [], "benchmarks.md"),
     (
         ["thrift-2026-12-03.json", "thrift-job-2026-12-07.json"],
         ["--target", "thrift"],
