@@ -106,9 +106,7 @@ def test_goals_hold_a_run_to_its_counterpart_plus_its_own_read_and_append() -> N
         for s in (11.0, 12.0, 13.0)
     ]  # microbatch's write: 10.0 s, three statements
     runs += [_stateful("one_day", "vulcan", s, wall=20.8) for s in (10.0, 10.6, 19.0)]
-    runs += [
-        {**_stateful("one_day", "vulcan_package", 10.9, wall=21.9, reads=2), "tail_gap": 1.25}
-    ]
+    runs += [{**_stateful("one_day", "vulcan_package", 10.9, wall=21.9, reads=2), "tail_gap": 1.25}]
     runs += [_run("backfill", "insert_overwrite", 30.0, 2)]
     runs += [
         _stateful("backfill", "vulcan", 30.6),
